@@ -1,0 +1,75 @@
+#include "channels/channel_base.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include "runtime/process.hpp"
+
+namespace kpn {
+
+ChannelBase::ChannelBase(std::string name, std::size_t capacity) : capacity_(capacity), name_(std::move(name)) {
+  if (capacity == 0) throw std::invalid_argument("channel '" + name_ + "': capacity must be at least 1");
+}
+
+ChannelSnapshot ChannelBase::snapshot() const {
+  ChannelSnapshot s;
+  s.name = name_;
+  std::lock_guard g(lock_);
+  s.capacity = capacity();
+  s.size = size_locked();
+  s.messages = messages();
+  s.closed = closed_;
+  if (reader_waiting_ != nullptr) s.reader_waiting = reader_waiting_->name();
+  if (writer_waiting_ != nullptr) s.writer_waiting = writer_waiting_->name();
+  return s;
+}
+
+void ChannelBase::close() noexcept {
+  lock_.lock();
+  closed_ = true;
+  Process* reader = std::exchange(reader_waiting_, nullptr);
+  lock_.unlock();
+  if (reader != nullptr) unblock(reader);
+}
+
+void ChannelBase::detach_reader() noexcept {
+  lock_.lock();
+  reader_gone_ = true;
+  Process* writer = std::exchange(writer_waiting_, nullptr);
+  lock_.unlock();
+  if (writer != nullptr) unblock(writer);
+}
+
+}  // namespace kpn
+
+#include <fmt/format.h>
+
+#include "channels/channel.hpp"
+#include "runtime/run_state.hpp"
+
+namespace kpn::detail {
+
+std::string next_channel_name() {
+  static std::atomic<std::uint64_t> counter{0};
+  return fmt::format("channel-{}", counter.fetch_add(1, std::memory_order_relaxed) + 1);
+}
+
+void register_with_current_run(std::shared_ptr<ChannelView> channel) {
+  if (Process* self = current_process()) self->run_state().register_channel(std::move(channel));
+}
+
+void EndpointOwner::check_slow(Process* self, const std::string& channel, const char* side) {
+  if (self == nullptr) {
+    throw ChannelMisuse(fmt::format("channel '{}': the {} may only be used from a kpn process", channel, side));
+  }
+  if (id_ == 0) {
+    id_ = self->id();
+    name_ = self->name();
+    return;
+  }
+  throw ChannelMisuse(fmt::format("channel '{}': process '{}' used the {} that belongs to process '{}' (a channel has "
+                                  "one {}; move the endpoint to hand it over)",
+                                  channel, self->name(), side, name_, side));
+}
+
+}  // namespace kpn::detail

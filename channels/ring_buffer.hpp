@@ -1,0 +1,66 @@
+#pragma once
+// FIFO storage of a channel: a ring of slots that grows by doubling (to the channel's capacity) and never
+// shrinks, so a channel of large capacity costs memory only for what it has held at once, and steady-state
+// traffic never allocates. Not synchronised: the channel's lock guards it. Move-only element types work.
+
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <utility>
+
+namespace kpn {
+
+template <class T>
+class RingBuffer {
+ public:
+  RingBuffer() = default;
+  RingBuffer(const RingBuffer&) = delete;
+  RingBuffer& operator=(const RingBuffer&) = delete;
+  ~RingBuffer() {
+    while (size_ > 0) pop_front();
+    if (slots_ != nullptr) std::allocator<T>().deallocate(slots_, mask_ + 1);
+  }
+
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+
+  void push_back(T&& value) {
+    if (slots_ == nullptr || size_ == mask_ + 1) grow();
+    std::construct_at(slots_ + ((head_ + size_) & mask_), std::move(value));
+    ++size_;
+  }
+
+  T pop_front() {
+    T* slot = slots_ + head_;
+    T value = std::move(*slot);
+    std::destroy_at(slot);
+    head_ = (head_ + 1) & mask_;
+    --size_;
+    return value;
+  }
+
+ private:
+  static constexpr std::size_t kInitialSlots = 8;
+
+  void grow() {
+    const std::size_t old_slots = slots_ == nullptr ? 0 : mask_ + 1;
+    const std::size_t new_slots = old_slots == 0 ? kInitialSlots : old_slots * 2;
+    T* bigger = std::allocator<T>().allocate(new_slots);
+    for (std::size_t i = 0; i < size_; ++i) {
+      T* from = slots_ + ((head_ + i) & mask_);
+      std::construct_at(bigger + i, std::move(*from));
+      std::destroy_at(from);
+    }
+    if (slots_ != nullptr) std::allocator<T>().deallocate(slots_, old_slots);
+    slots_ = bigger;
+    mask_ = new_slots - 1;
+    head_ = 0;
+  }
+
+  T* slots_ = nullptr;
+  std::size_t mask_ = 0;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+};
+
+}  // namespace kpn

@@ -1,0 +1,8 @@
+#pragma once
+// The one header a kpn user includes: networks, channels, the runtime, the built-in schedulers.
+
+#include "channels/channel.hpp"
+#include "channels/network.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/scheduler_registry.hpp"
+#include "runtime/this_process.hpp"

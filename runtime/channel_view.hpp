@@ -1,0 +1,30 @@
+#pragma once
+// What the runtime and tools may know of a channel without knowing its element type: the runtime lists
+// channels in reports and names them in deadlock errors. channels/ implements it; the runtime defines it
+// so that it never depends on the channel layer.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace kpn {
+
+struct ChannelSnapshot {
+  std::string name;
+  std::size_t capacity = 0;
+  std::size_t size = 0;         // messages waiting in the channel
+  std::uint64_t messages = 0;   // messages written so far
+  bool closed = false;
+  std::string reader_waiting;   // name of the process blocked reading, empty if none
+  std::string writer_waiting;   // name of the process blocked writing, empty if none
+};
+
+class ChannelView {
+ public:
+  virtual ~ChannelView() = default;
+  virtual const std::string& name() const noexcept = 0;
+  // A consistent copy of the channel's state, taken under its lock.
+  virtual ChannelSnapshot snapshot() const = 0;
+};
+
+}  // namespace kpn

@@ -1,0 +1,42 @@
+#pragma once
+// Every tuning knob of the runtime in one place, each with the reason for its value.
+
+#include <cstddef>
+
+namespace kpn::config {
+
+// Default stack of a process. Stacks are mapped lazily, so this is address space, not memory: a process
+// touches one or two 4 KiB pages unless it recurses or keeps large buffers on its stack. 64 KiB leaves room
+// for formatting, exceptions and a few levels of user calls; raise it per process (ProcessOptions) for deep
+// recursion.
+inline constexpr std::size_t kDefaultStackSize = 64 * 1024;
+
+// Smallest stack we accept: the fiber control record, the process entry frame and an exception unwind need
+// a few KiB; below this a process would overflow before running user code.
+inline constexpr std::size_t kMinStackSize = 16 * 1024;
+
+// Largest stack we accept; a typo of an extra digit should be an error, not 16 GiB of address space per process.
+inline constexpr std::size_t kMaxStackSize = 1024ull * 1024 * 1024;
+
+// Each guarded stack costs two kernel memory mappings (stack + guard page). The kernel caps mappings per
+// program (vm.max_map_count, 65530 by default), and malloc, thread stacks and shared libraries need some too.
+// The stack pool keeps this many mappings free for them; past the budget it hands out stacks without a guard
+// page (and warns once) instead of making mmap fail for the whole program.
+inline constexpr std::size_t kReservedMappings = 8192;
+
+// Stacks without a guard page are carved from slabs of this many stacks: one mapping per slab.
+inline constexpr std::size_t kUnguardedSlabStacks = 64;
+
+// Free stacks a worker keeps for itself before handing them to the shared pool; keeps spawn and exit off the
+// shared pool's mutex in steady state.
+inline constexpr std::size_t kWorkerStackCache = 64;
+
+// Spins (with a pause instruction) on a contended run-queue lock before the kernel thread calls sched_yield:
+// the holder runs on another CPU and holds the lock for tens of nanoseconds, unless its thread was preempted
+// (more workers than CPUs), where only yielding the CPU lets it finish.
+inline constexpr int kSpinsBeforeYield = 64;
+
+// Initial slots of a run-queue's ring buffer; it doubles when full and never shrinks.
+inline constexpr std::size_t kRunQueueInitialCapacity = 256;
+
+}  // namespace kpn::config

@@ -1,0 +1,21 @@
+#pragma once
+// Which worker and process the calling kernel thread is running. The accessors are out of line on purpose:
+// a process may migrate between kernel threads at any switch, and a compiler that inlined a thread_local
+// access could reuse the address it computed on the previous thread.
+
+namespace kpn {
+
+class Process;
+class Worker;
+
+// The worker this kernel thread runs, or nullptr outside the runtime.
+[[gnu::noinline]] Worker* current_worker() noexcept;
+// The process running on this kernel thread, or nullptr outside a process.
+[[gnu::noinline]] Process* current_process() noexcept;
+
+namespace detail {
+void set_current_worker(Worker* w) noexcept;
+void set_current_process(Process* p) noexcept;
+}  // namespace detail
+
+}  // namespace kpn

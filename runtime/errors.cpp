@@ -1,0 +1,49 @@
+#include "runtime/errors.hpp"
+
+#include <fmt/format.h>
+
+namespace kpn {
+
+std::string_view to_string(ProcessState s) noexcept {
+  switch (s) {
+    case ProcessState::Ready: return "ready";
+    case ProcessState::Running: return "running";
+    case ProcessState::Blocked: return "blocked";
+    case ProcessState::Done: return "done";
+  }
+  return "?";
+}
+
+std::string_view to_string(WaitDirection d) noexcept {
+  switch (d) {
+    case WaitDirection::Read: return "read";
+    case WaitDirection::Write: return "write";
+    case WaitDirection::None: return "none";
+  }
+  return "?";
+}
+
+ProcessFailed::ProcessFailed(std::string process, std::string message, std::exception_ptr cause)
+    : RunError(fmt::format("process '{}' failed: {}", process, message), nullptr),
+      process_(std::move(process)),
+      message_(std::move(message)),
+      cause_(std::move(cause)) {}
+
+namespace {
+std::string describe(const std::vector<DeadlockError::Blocked>& blocked) {
+  std::string s = fmt::format("deadlock: all {} remaining processes are blocked", blocked.size());
+  for (const auto& b : blocked) {
+    if (b.direction == WaitDirection::None) {
+      s += fmt::format("\n  '{}' is blocked", b.process);
+    } else {
+      s += fmt::format("\n  '{}' waits to {} channel '{}'", b.process, to_string(b.direction), b.channel);
+    }
+  }
+  return s;
+}
+}  // namespace
+
+DeadlockError::DeadlockError(std::vector<Blocked> blocked)
+    : RunError(describe(blocked), nullptr), blocked_(std::move(blocked)) {}
+
+}  // namespace kpn

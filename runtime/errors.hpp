@@ -1,0 +1,57 @@
+#pragma once
+// The ways a run fails. Each carries the report of the run up to the failure.
+
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runtime/process_state.hpp"
+#include "runtime/report.hpp"
+
+namespace kpn {
+
+class RunError : public std::runtime_error {
+ public:
+  RunError(const std::string& what, std::shared_ptr<const RunReport> report)
+      : std::runtime_error(what), report_(std::move(report)) {}
+  // The report of the run up to the failure; never null once thrown by Runtime::run.
+  const std::shared_ptr<const RunReport>& report() const noexcept { return report_; }
+  void set_report(std::shared_ptr<const RunReport> r) { report_ = std::move(r); }
+
+ private:
+  std::shared_ptr<const RunReport> report_;
+};
+
+// A process threw. The network was stopped and every other process unwound.
+class ProcessFailed : public RunError {
+ public:
+  ProcessFailed(std::string process, std::string message, std::exception_ptr cause);
+  const std::string& process() const noexcept { return process_; }
+  const std::string& message() const noexcept { return message_; }
+  // The exception the process threw, for rethrow_exception.
+  const std::exception_ptr& cause() const noexcept { return cause_; }
+
+ private:
+  std::string process_;
+  std::string message_;
+  std::exception_ptr cause_;
+};
+
+// Every remaining process was blocked and none could be woken.
+class DeadlockError : public RunError {
+ public:
+  struct Blocked {
+    std::string process;
+    std::string channel;
+    WaitDirection direction = WaitDirection::None;
+  };
+  explicit DeadlockError(std::vector<Blocked> blocked);
+  const std::vector<Blocked>& blocked() const noexcept { return blocked_; }
+
+ private:
+  std::vector<Blocked> blocked_;
+};
+
+}  // namespace kpn

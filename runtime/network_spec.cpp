@@ -1,0 +1,25 @@
+#include "runtime/network_spec.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace kpn {
+
+void NetworkSpec::add_process(std::string name, UniqueFunction<void()> body, ProcessOptions options) {
+  if (taken_) throw std::logic_error("cannot add a process to a network that has already run");
+  if (!body) throw std::invalid_argument(fmt::format("process '{}' has no body", name));
+  if (!names_.insert(name).second) throw std::invalid_argument(fmt::format("duplicate process name '{}'", name));
+  processes_.push_back(ProcessSpec{std::move(name), std::move(body), options});
+}
+
+void NetworkSpec::add_channel(std::shared_ptr<ChannelView> channel) { channels_.push_back(std::move(channel)); }
+
+std::vector<ProcessSpec> NetworkSpec::take_processes() {
+  if (taken_) throw std::logic_error("this network has already run; build a new one to run again");
+  taken_ = true;
+  names_.clear();
+  return std::move(processes_);
+}
+
+}  // namespace kpn

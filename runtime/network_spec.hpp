@@ -1,0 +1,46 @@
+#pragma once
+// The processes and channels a run starts with. User code builds it through kpn::Network (channels/),
+// which adds typed channels; the runtime consumes it.
+
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "runtime/channel_view.hpp"
+#include "runtime/process_options.hpp"
+#include "runtime/unique_function.hpp"
+
+namespace kpn {
+
+struct ProcessSpec {
+  std::string name;
+  UniqueFunction<void()> body;
+  ProcessOptions options;
+};
+
+class NetworkSpec {
+ public:
+  NetworkSpec() = default;
+  NetworkSpec(NetworkSpec&&) = default;
+  NetworkSpec& operator=(NetworkSpec&&) = default;
+  virtual ~NetworkSpec() = default;
+
+  // Adds a process to start with the network. Names must be unique within a network (std::invalid_argument).
+  void add_process(std::string name, UniqueFunction<void()> body, ProcessOptions options = {});
+  // Makes a channel visible to the run's report.
+  void add_channel(std::shared_ptr<ChannelView> channel);
+
+  std::size_t process_count() const noexcept { return processes_.size(); }
+  const std::vector<std::shared_ptr<ChannelView>>& channels() const noexcept { return channels_; }
+  // Hands the processes to a run; a network runs once (std::logic_error on the second time).
+  std::vector<ProcessSpec> take_processes();
+
+ private:
+  std::vector<ProcessSpec> processes_;
+  std::unordered_set<std::string> names_;
+  std::vector<std::shared_ptr<ChannelView>> channels_;
+  bool taken_ = false;
+};
+
+}  // namespace kpn

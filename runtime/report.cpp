@@ -1,0 +1,84 @@
+#include "runtime/report.hpp"
+
+#include <fmt/format.h>
+
+namespace kpn {
+
+void RunReport::compute_totals() {
+  context_switches = steal_attempts = steals = 0;
+  for (const auto& w : workers) {
+    context_switches += w.context_switches;
+    steal_attempts += w.steal_attempts;
+    steals += w.steals;
+  }
+  messages = 0;
+  for (const auto& c : channels) messages += c.messages;
+  steal_attempts_per_s = wall_s > 0 ? static_cast<double>(steal_attempts) / wall_s : 0;
+}
+
+namespace {
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        else out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string RunReport::to_json(bool details) const {
+  std::string s = "{";
+  s += fmt::format("\"scheduler\":{},\"cpus\":{},\"wall_s\":{:.9g},\"processes\":{},\"messages\":{},", json_string(scheduler),
+                   cpus, wall_s, processes, messages);
+  s += fmt::format("\"context_switches\":{},\"steal_attempts\":{},\"steals\":{},\"steal_attempts_per_s\":{:.6g},",
+                   context_switches, steal_attempts, steals, steal_attempts_per_s);
+  s += "\"workers\":[";
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    const auto& w = workers[i];
+    s += fmt::format(
+        "{}{{\"index\":{},\"pu\":{},\"context_switches\":{},\"steal_attempts\":{},\"steals\":{},\"busy_s\":{:.9g},"
+        "\"idle_s\":{:.9g}}}",
+        i ? "," : "", w.index, w.pu, w.context_switches, w.steal_attempts, w.steals, w.busy_s, w.idle_s);
+  }
+  s += "]";
+  if (details) {
+    s += ",\"process_details\":[";
+    for (std::size_t i = 0; i < process_details.size(); ++i) {
+      const auto& p = process_details[i];
+      s += fmt::format("{}{{\"id\":{},\"name\":{},\"cpu_s\":{:.9g},\"switches\":{},\"last_worker\":{}}}", i ? "," : "",
+                       p.id, json_string(p.name), p.cpu_s, p.switches, p.last_worker);
+    }
+    s += "],\"channels\":[";
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+      const auto& c = channels[i];
+      s += fmt::format("{}{{\"name\":{},\"capacity\":{},\"messages\":{}}}", i ? "," : "", json_string(c.name),
+                       c.capacity, c.messages);
+    }
+    s += "]";
+  }
+  return s + "}";
+}
+
+std::string RunReport::summary() const {
+  std::string s = fmt::format("{} on {} cpus: {:.6f} s wall, {} processes, {} messages, {} context switches\n",
+                              scheduler, cpus, wall_s, processes, messages, context_switches);
+  s += fmt::format("steal attempts: {} ({:.3g}/s), steals: {}\n", steal_attempts, steal_attempts_per_s, steals);
+  for (const auto& w : workers) {
+    s += fmt::format("  worker {} (pu {}): busy {:.1f}%, {} switches, {} steal attempts\n", w.index, w.pu,
+                     wall_s > 0 ? 100.0 * w.busy_s / wall_s : 0.0, w.context_switches, w.steal_attempts);
+  }
+  return s;
+}
+
+}  // namespace kpn

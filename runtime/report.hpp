@@ -1,0 +1,56 @@
+#pragma once
+// What a run measured. Built once, after every worker has stopped.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kpn {
+
+struct WorkerReport {
+  unsigned index = 0;
+  int pu = -1;                         // the processing unit it was pinned to, -1 if not pinned
+  std::uint64_t context_switches = 0;  // switches into a process
+  std::uint64_t steal_attempts = 0;    // every attempt, failed or not
+  std::uint64_t steals = 0;            // attempts that took a process
+  double busy_s = 0;                   // time spent running processes
+  double idle_s = 0;                   // time with nothing to run (stealing, yielding)
+};
+
+struct ProcessReport {
+  std::uint64_t id = 0;
+  std::string name;
+  double cpu_s = 0;                    // time on a worker (the worker's wall time while it ran this process)
+  std::uint64_t switches = 0;          // times it was switched in
+  int last_worker = -1;
+};
+
+struct ChannelReport {
+  std::string name;
+  std::size_t capacity = 0;
+  std::uint64_t messages = 0;
+};
+
+struct RunReport {
+  std::string scheduler;
+  unsigned cpus = 0;
+  double wall_s = 0;
+  std::uint64_t processes = 0;         // processes that existed during the run (initial and spawned)
+  std::uint64_t messages = 0;          // messages written to all channels
+  std::uint64_t context_switches = 0;
+  std::uint64_t steal_attempts = 0;
+  std::uint64_t steals = 0;
+  double steal_attempts_per_s = 0;
+  std::vector<WorkerReport> workers;
+  std::vector<ProcessReport> process_details;
+  std::vector<ChannelReport> channels;
+
+  // Sums the per-worker and per-channel figures into the totals above.
+  void compute_totals();
+  // One JSON object with the totals and the workers (and, with details, processes and channels).
+  std::string to_json(bool details = false) const;
+  // A few lines for a person: wall time, messages, switches, steal rate, per-worker busy share.
+  std::string summary() const;
+};
+
+}  // namespace kpn

@@ -1,0 +1,213 @@
+#include "runtime/run_state.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "runtime/current.hpp"
+#include "runtime/cycle_clock.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/log.hpp"
+#include "runtime/process.hpp"
+#include "runtime/scheduler.hpp"
+#include "runtime/tsan.hpp"
+#include "runtime/worker.hpp"
+
+namespace kpn {
+
+RunState::RunState(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology)
+    : scheduler_(scheduler),
+      topology_(topology),
+      pus_(std::move(pus)),
+      stacks_(static_cast<unsigned>(pus_.size())) {
+  workers_.reserve(pus_.size());
+  for (std::size_t i = 0; i < pus_.size(); ++i) {
+    workers_.push_back(std::make_unique<Worker>(*this, static_cast<int>(i), pus_[i]));
+  }
+}
+
+RunState::~RunState() = default;
+
+RunReport RunState::execute(NetworkSpec& network) {
+  std::vector<ProcessSpec> specs = network.take_processes();
+  for (const auto& c : network.channels()) register_channel(c);
+
+  std::vector<Worker*> workers;
+  for (auto& w : workers_) workers.push_back(w.get());
+  scheduler_.start(workers);
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  const std::uint64_t tick_start = cycle_clock::now();
+
+  for (auto& spec : specs) spawn(std::move(spec.name), std::move(spec.body), spec.options, nullptr);
+  specs.clear();
+
+  if (live_.load() == 0) {
+    request_stop();
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(workers_.size());
+    for (auto& w : workers_) threads.emplace_back([w = w.get()] { w->thread_main(); });
+    for (auto& t : threads) t.join();
+  }
+
+  const std::uint64_t ticks = cycle_clock::now() - tick_start;
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  unwind_remaining();
+
+  RunReport report = build_report(wall_s, ticks);
+  if (failure_) {
+    failure_->set_report(std::make_shared<const RunReport>(report));
+    // Rethrow with the dynamic type preserved.
+    if (auto* f = dynamic_cast<ProcessFailed*>(failure_.get())) throw ProcessFailed(*f);
+    if (auto* d = dynamic_cast<DeadlockError*>(failure_.get())) throw DeadlockError(*d);
+    throw RunError(*failure_);
+  }
+  return report;
+}
+
+ProcessId RunState::spawn(std::string name, UniqueFunction<void()> body, ProcessOptions options, Worker* spawner) {
+  if (options.stack_size < config::kMinStackSize || options.stack_size > config::kMaxStackSize) {
+    throw std::invalid_argument(fmt::format("process '{}': stack size {} bytes is outside [{}, {}]", name,
+                                            options.stack_size, config::kMinStackSize, config::kMaxStackSize));
+  }
+  const ProcessId id = next_id_.fetch_add(1, std::memory_order_relaxed);
+  auto* p = new Process(*this, id, std::move(name), std::move(body), options);
+  {
+    std::lock_guard g(registry_mutex_);
+    p->reg_next_ = registry_head_;
+    if (registry_head_ != nullptr) registry_head_->reg_prev_ = p;
+    registry_head_ = p;
+  }
+  live_.fetch_add(1, std::memory_order_relaxed);
+  active_.fetch_add(1, std::memory_order_relaxed);
+  if (!stopping()) scheduler_.on_spawn(*p, spawner);  // when stopping, never scheduled: unwound with the rest
+  return id;
+}
+
+void RunState::register_channel(std::shared_ptr<ChannelView> channel) {
+  std::lock_guard g(channels_mutex_);
+  channels_.push_back(std::move(channel));
+}
+
+void RunState::process_parked() {
+  if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) on_quiescent();
+}
+
+void RunState::process_exited(Process& p) {
+  {
+    std::lock_guard g(registry_mutex_);
+    if (p.reg_prev_ != nullptr) p.reg_prev_->reg_next_ = p.reg_next_;
+    else registry_head_ = p.reg_next_;
+    if (p.reg_next_ != nullptr) p.reg_next_->reg_prev_ = p.reg_prev_;
+    finished_.push_back(Finished{p.id(), p.name(), p.cpu_ticks, p.switches, p.last_worker});
+  }
+#if defined(KPN_TSAN)
+  KPN_TSAN_DESTROY_FIBER(p.tsan_fiber_);
+#endif
+  delete &p;
+  live_.fetch_sub(1, std::memory_order_acq_rel);
+  if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) on_quiescent();
+}
+
+void RunState::process_failed(Process& p, std::exception_ptr error) {
+  std::string message = "unknown exception";
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    message = e.what();
+  } catch (...) {
+  }
+  log().debug("process '{}' failed: {}", p.name(), message);
+  fail(std::make_unique<ProcessFailed>(p.name(), std::move(message), error));
+}
+
+void RunState::fail(std::unique_ptr<RunError> error) {
+  {
+    std::lock_guard g(failure_mutex_);
+    if (!failure_) failure_ = std::move(error);
+  }
+  request_stop();
+}
+
+// Called by the worker whose decrement made `active` zero: no process runs or is queued.
+void RunState::on_quiescent() {
+  if (stopping()) return;
+  if (live_.load(std::memory_order_acquire) == 0) {
+    request_stop();
+    return;
+  }
+  std::vector<DeadlockError::Blocked> blocked;
+  {
+    std::lock_guard g(registry_mutex_);
+    for (Process* p = registry_head_; p != nullptr; p = p->reg_next_) {
+      blocked.push_back({p->name(), p->wait_channel != nullptr ? p->wait_channel->name() : std::string(),
+                         p->wait_direction});
+    }
+  }
+  // Newest first in the registry; report in creation order.
+  std::reverse(blocked.begin(), blocked.end());
+  fail(std::make_unique<DeadlockError>(std::move(blocked)));
+}
+
+void RunState::unwind_remaining() {
+  Worker teardown(*this, -1, -1);
+  detail::set_current_worker(&teardown);
+  for (;;) {
+    Process* p;
+    {
+      std::lock_guard g(registry_mutex_);
+      p = registry_head_;
+    }
+    if (p == nullptr) break;
+    p->cancel_ = true;
+    p->state_.store(ProcessState::Ready, std::memory_order_relaxed);
+    teardown.run_process(*p);
+  }
+  detail::set_current_worker(nullptr);
+}
+
+RunReport RunState::build_report(double wall_s, std::uint64_t ticks) {
+  const double ticks_per_s = wall_s > 0 && ticks > 0 ? static_cast<double>(ticks) / wall_s : 1e9;
+  RunReport r;
+  r.scheduler = std::string(scheduler_.name());
+  r.cpus = static_cast<unsigned>(workers_.size());
+  r.wall_s = wall_s;
+  for (const auto& w : workers_) {
+    WorkerCounters& c = w->counters();
+    WorkerReport wr;
+    wr.index = static_cast<unsigned>(w->index());
+    wr.pu = w->pu();
+    wr.context_switches = c.context_switches.load();
+    wr.steal_attempts = c.steal_attempts.load();
+    wr.steals = c.steals.load();
+    wr.busy_s = static_cast<double>(c.busy_ticks.load()) / ticks_per_s;
+    wr.idle_s = static_cast<double>(c.idle_ticks.load()) / ticks_per_s;
+    r.workers.push_back(wr);
+  }
+  {
+    std::lock_guard g(registry_mutex_);
+    r.process_details.reserve(finished_.size());
+    for (const auto& f : finished_) {
+      r.process_details.push_back(
+          ProcessReport{f.id, f.name, static_cast<double>(f.cpu_ticks) / ticks_per_s, f.switches, f.last_worker});
+    }
+  }
+  std::sort(r.process_details.begin(), r.process_details.end(),
+            [](const ProcessReport& a, const ProcessReport& b) { return a.id < b.id; });
+  {
+    std::lock_guard g(channels_mutex_);
+    for (const auto& c : channels_) {
+      ChannelSnapshot s = c->snapshot();
+      r.channels.push_back(ChannelReport{std::move(s.name), s.capacity, s.messages});
+    }
+  }
+  r.processes = next_id_.load() - 1;
+  r.compute_totals();
+  return r;
+}
+
+}  // namespace kpn

@@ -1,0 +1,108 @@
+#pragma once
+// Everything that lives for one run of a network: the workers, the process registry, the counts that
+// detect termination and deadlock, the first failure, and the stack pool.
+//
+// Termination and deadlock detection (no polling thread, no false positives):
+//   live   = processes that have not finished;
+//   active = processes READY or RUNNING.
+// active is raised before a process can become runnable (spawn, unblock, both done by a running process,
+// which itself counts as active) and lowered only after a process has left the CPU (parked or exited).
+// So active reaches 0 exactly when nothing runs and nothing is queued, and then nothing can change any
+// more (only a running process wakes or spawns others). The worker whose decrement reaches 0 decides:
+// live == 0 means the network finished; otherwise every remaining process is blocked: a deadlock.
+//
+// Stopping (finished, a process failed, or a deadlock) sets `stopping`. Workers finish the process they
+// run and leave their loops; blocking calls and kpn::yield() then throw detail::Cancelled, unblock() does
+// nothing. After joining the workers, the thread that called run() resumes every unfinished process with
+// its cancel flag set, so each unwinds on its own stack (destructors run, stacks return to the pool).
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/network_spec.hpp"
+#include "runtime/process.hpp"
+#include "runtime/report.hpp"
+#include "runtime/stack_pool.hpp"
+
+namespace kpn {
+
+class CpuTopology;
+class Process;
+class RunError;
+class Scheduler;
+class Worker;
+
+class RunState {
+ public:
+  // pus[i] is the processing unit worker i is pinned to, or -1 for no pinning.
+  RunState(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology);
+  ~RunState();
+  RunState(const RunState&) = delete;
+  RunState& operator=(const RunState&) = delete;
+
+  // Runs the network to the end. Throws a RunError (with the report attached) if it failed.
+  RunReport execute(NetworkSpec& network);
+
+  Scheduler& scheduler() const noexcept { return scheduler_; }
+  StackPool& stacks() noexcept { return stacks_; }
+  const CpuTopology* topology() const noexcept { return topology_; }
+  bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
+
+  // Creates a process and hands it to the scheduler. `spawner` is the worker of the spawning process, or
+  // nullptr for the initial network.
+  // Returns the new id (the process itself may have finished and be gone by the time this returns).
+  ProcessId spawn(std::string name, UniqueFunction<void()> body, ProcessOptions options, Worker* spawner);
+  void register_channel(std::shared_ptr<ChannelView> channel);
+
+  // Accounting for the detector above.
+  void process_unblocked() noexcept { active_.fetch_add(1, std::memory_order_relaxed); }
+  void process_parked();
+  // The worker retires `p` (already DONE and off its stack): records its report and frees it.
+  void process_exited(Process& p);
+  // `p` threw; the first failure stops the network.
+  void process_failed(Process& p, std::exception_ptr error);
+
+ private:
+  void on_quiescent();
+  void fail(std::unique_ptr<RunError> error);
+  void request_stop() noexcept { stopping_.store(true, std::memory_order_release); }
+  void unwind_remaining();
+  RunReport build_report(double wall_s, std::uint64_t ticks);
+
+  Scheduler& scheduler_;
+  const CpuTopology* topology_;
+  std::vector<int> pus_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  StackPool stacks_;
+
+  std::atomic<bool> stopping_{false};
+  alignas(64) std::atomic<std::int64_t> live_{0};
+  alignas(64) std::atomic<std::int64_t> active_{0};
+  alignas(64) std::atomic<std::uint64_t> next_id_{1};
+
+  // Guards the registry of unfinished processes (an intrusive list) and the reports of finished ones.
+  std::mutex registry_mutex_;
+  Process* registry_head_ = nullptr;
+  struct Finished {
+    std::uint64_t id;
+    std::string name;
+    std::uint64_t cpu_ticks;
+    std::uint64_t switches;
+    int last_worker;
+  };
+  std::vector<Finished> finished_;
+
+  std::mutex channels_mutex_;
+  std::vector<std::shared_ptr<ChannelView>> channels_;
+
+  std::mutex failure_mutex_;
+  std::unique_ptr<RunError> failure_;  // the first failure wins
+};
+
+}  // namespace kpn

@@ -1,0 +1,53 @@
+#include "runtime/runtime.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "runtime/log.hpp"
+#include "runtime/pinning.hpp"
+#include "runtime/run_state.hpp"
+#include "runtime/scheduler_registry.hpp"
+
+namespace kpn {
+
+namespace {
+// A sanity bound: more workers than this is a typo, not a test.
+constexpr unsigned kMaxCpus = 4096;
+}  // namespace
+
+Runtime::Runtime(RuntimeOptions options) : Runtime(options, make_scheduler(options.scheduler)) {}
+
+Runtime::Runtime(RuntimeOptions options, std::unique_ptr<Scheduler> scheduler)
+    : topology_(std::make_unique<CpuTopology>()), scheduler_(std::move(scheduler)) {
+  if (!scheduler_) throw std::invalid_argument("Runtime: no scheduler");
+  scheduler_name_ = std::string(scheduler_->name());
+  place_workers(options);
+}
+
+Runtime::~Runtime() = default;
+
+void Runtime::place_workers(const RuntimeOptions& options) {
+  const std::vector<int>& pus = topology_->allowed_pus();
+  const unsigned n = options.cpus == 0 ? static_cast<unsigned>(pus.size()) : options.cpus;
+  if (n > kMaxCpus) throw std::invalid_argument(fmt::format("cpus = {} is more than {}", n, kMaxCpus));
+  if (n > pus.size()) {
+    log().warn("{} workers requested but only {} processing units are available: workers will share them", n,
+               pus.size());
+  }
+  pus_.clear();
+  for (unsigned i = 0; i < n; ++i) pus_.push_back(options.pin ? pus[i % pus.size()] : -1);
+}
+
+RunReport Runtime::run(NetworkSpec& network) {
+  if (running_) throw std::logic_error("Runtime::run: this runtime is already running a network");
+  running_ = true;
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{running_};
+  RunState run(*scheduler_, pus_, topology_.get());
+  return run.execute(network);
+}
+
+}  // namespace kpn

@@ -1,0 +1,60 @@
+#pragma once
+// runtime/: the mechanism of kpn. Processes are stackful fibers (Boost.Context) run by one pinned kernel
+// thread per CPU (a worker); a read from an empty channel or a write to a full one parks the process and
+// its worker runs another. The policy that decides where processes run is a Scheduler, chosen by name.
+// This layer knows no channel type, no YAML and no concrete scheduler.
+//
+//   kpn::Runtime rt({.cpus = 2, .scheduler = "ws-last"});
+//   kpn::RunReport report = rt.run(network);   // throws ProcessFailed or DeadlockError
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/errors.hpp"
+#include "runtime/network_spec.hpp"
+#include "runtime/report.hpp"
+#include "runtime/scheduler.hpp"
+
+namespace kpn {
+
+class CpuTopology;
+
+struct RuntimeOptions {
+  // Workers (kernel threads). 0: one per processing unit this program may use. More than that is allowed
+  // for testing, with a warning: workers then share processing units.
+  unsigned cpus = 0;
+  // Scheduling policy, by registered name (see kpn::scheduler_list()).
+  std::string scheduler = "ws-last";
+  // Pin each worker to its own processing unit with hwloc.
+  bool pin = true;
+};
+
+class Runtime {
+ public:
+  explicit Runtime(RuntimeOptions options = {});
+  // With a policy object of the caller's instead of a registered name (options.scheduler is ignored).
+  Runtime(RuntimeOptions options, std::unique_ptr<Scheduler> scheduler);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Runs `network` until every process has ended and returns what was measured. A network runs once.
+  // Throws ProcessFailed if a process threw (after unwinding every other process), DeadlockError if every
+  // remaining process blocked; both carry the report. Not reentrant: one run at a time per Runtime.
+  RunReport run(NetworkSpec& network);
+
+  unsigned cpus() const noexcept { return static_cast<unsigned>(pus_.size()); }
+  const std::string& scheduler_name() const noexcept { return scheduler_name_; }
+
+ private:
+  void place_workers(const RuntimeOptions& options);
+
+  std::unique_ptr<CpuTopology> topology_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::string scheduler_name_;
+  std::vector<int> pus_;  // per worker: the PU it is pinned to, or -1
+  bool running_ = false;
+};
+
+}  // namespace kpn

@@ -1,0 +1,170 @@
+#include "runtime/stack_pool.hpp"
+
+#include <fstream>
+#include <new>
+#include <string>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "runtime/config.hpp"
+#include "runtime/current.hpp"
+#include "runtime/log.hpp"
+#include "runtime/run_state.hpp"
+#include "runtime/worker.hpp"
+
+namespace kpn {
+namespace {
+
+std::size_t page_size() noexcept {
+  static const std::size_t p = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return p;
+}
+
+std::size_t read_max_map_count() {
+  std::ifstream f("/proc/sys/vm/max_map_count");
+  std::size_t n = 65530;
+  f >> n;
+  return n;
+}
+
+std::size_t count_current_mappings() {
+  std::ifstream f("/proc/self/maps");
+  std::size_t n = 0;
+  std::string line;
+  while (std::getline(f, line)) ++n;
+  return n;
+}
+
+}  // namespace
+
+StackPool::StackPool(unsigned workers) : caches_(workers) {
+  const std::size_t max = read_max_map_count();
+  const std::size_t used = count_current_mappings() + config::kReservedMappings;
+  guard_budget_ = max > used ? (max - used) / 2 : 0;
+}
+
+StackPool::~StackPool() {
+  for (const auto& m : mappings_) ::munmap(m.base, m.length);
+}
+
+std::size_t StackPool::round_size(std::size_t usable_size) noexcept {
+  const std::size_t p = page_size();
+  return (usable_size + p - 1) / p * p;
+}
+
+boost::context::stack_context StackPool::allocate(std::size_t usable_size, int worker) {
+  const std::size_t size = round_size(usable_size);
+  if (worker >= 0 && static_cast<std::size_t>(worker) < caches_.size()) {
+    auto& free = caches_[static_cast<std::size_t>(worker)].free;
+    for (std::size_t i = free.size(); i-- > 0;) {
+      if (free[i].size == size) {
+        boost::context::stack_context sc = free[i];
+        free[i] = free.back();
+        free.pop_back();
+        return sc;
+      }
+    }
+  }
+  std::lock_guard g(mutex_);
+  boost::context::stack_context sc;
+  if (take_shared(size, sc)) return sc;
+  return map_new(size);
+}
+
+bool StackPool::take_shared(std::size_t size, boost::context::stack_context& out) {
+  for (std::size_t i = shared_free_.size(); i-- > 0;) {
+    if (shared_free_[i].size == size) {
+      out = shared_free_[i];
+      shared_free_[i] = shared_free_.back();
+      shared_free_.pop_back();
+      return true;
+    }
+  }
+  return false;
+}
+
+// Called with mutex_ held.
+boost::context::stack_context StackPool::map_new(std::size_t size) {
+  const std::size_t page = page_size();
+  if (guarded_ < guard_budget_) {
+    const std::size_t length = size + page;
+    void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base != MAP_FAILED) {
+      if (::mprotect(base, page, PROT_NONE) == 0) {
+        mappings_.push_back({base, length});
+        ++guarded_;
+        boost::context::stack_context sc;
+        sc.size = size;
+        sc.sp = static_cast<char*>(base) + length;  // stacks grow down from the top
+        return sc;
+      }
+      ::munmap(base, length);
+    }
+    guard_budget_ = guarded_;  // the kernel refused: stop trying guarded stacks
+  }
+  if (!warned_) {
+    warned_ = true;
+    log().warn(
+        "{} guarded process stacks in use, the most vm.max_map_count allows with headroom; further stacks have "
+        "no guard page (raise it with: sysctl -w vm.max_map_count=1048576)",
+        guarded_);
+  }
+  // One slab of unguarded stacks, all but the first go to the shared free list.
+  const std::size_t count = config::kUnguardedSlabStacks;
+  const std::size_t length = size * count;
+  void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) throw std::bad_alloc();
+  mappings_.push_back({base, length});
+  unguarded_ += count;
+  for (std::size_t i = 1; i < count; ++i) {
+    boost::context::stack_context sc;
+    sc.size = size;
+    sc.sp = static_cast<char*>(base) + size * (i + 1);
+    shared_free_.push_back(sc);
+  }
+  boost::context::stack_context sc;
+  sc.size = size;
+  sc.sp = static_cast<char*>(base) + size;
+  return sc;
+}
+
+void StackPool::deallocate(const boost::context::stack_context& sc, int worker) noexcept {
+  try {
+    if (worker >= 0 && static_cast<std::size_t>(worker) < caches_.size()) {
+      auto& free = caches_[static_cast<std::size_t>(worker)].free;
+      if (free.size() < config::kWorkerStackCache) {
+        free.push_back(sc);
+        return;
+      }
+    }
+    std::lock_guard g(mutex_);
+    shared_free_.push_back(sc);
+  } catch (...) {
+    // Out of memory for the free list: the stack stays mapped and is released with the pool.
+  }
+}
+
+std::size_t StackPool::guarded_stacks() const {
+  std::lock_guard g(mutex_);
+  return guarded_;
+}
+
+std::size_t StackPool::unguarded_stacks() const {
+  std::lock_guard g(mutex_);
+  return unguarded_;
+}
+
+namespace {
+// The calling worker's cache index in `pool`, or -1 when the caller is not one of the pool's workers.
+int cache_index(const StackPool* pool) noexcept {
+  Worker* w = current_worker();
+  return w != nullptr && &w->run_state().stacks() == pool ? w->index() : -1;
+}
+}  // namespace
+
+boost::context::stack_context PooledStack::allocate() { return pool_->allocate(size_, cache_index(pool_)); }
+
+void PooledStack::deallocate(boost::context::stack_context& sc) noexcept { pool_->deallocate(sc, cache_index(pool_)); }
+
+}  // namespace kpn

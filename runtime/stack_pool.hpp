@@ -1,0 +1,68 @@
+#pragma once
+// Process stacks: mapped once, reused for the run's whole life, with a guard page below each.
+//
+// A guarded stack is its own mapping with its lowest page PROT_NONE, so an overflow faults instead of
+// corrupting a neighbour. Each costs two kernel mappings and the kernel caps mappings per program
+// (vm.max_map_count, 65530 by default on Debian), so the pool guards stacks up to a budget computed at
+// start (config::kReservedMappings left for everything else) and past it carves unguarded stacks from
+// slabs, warning once. Freed stacks go to the freeing worker's cache (no lock) and overflow to a shared
+// list under a mutex; nothing is unmapped before the pool dies.
+
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+#include <boost/context/stack_context.hpp>
+
+namespace kpn {
+
+class StackPool {
+ public:
+  explicit StackPool(unsigned workers);
+  ~StackPool();
+  StackPool(const StackPool&) = delete;
+  StackPool& operator=(const StackPool&) = delete;
+
+  // `worker` is the calling worker's index, or -1 from a thread that is not a worker.
+  boost::context::stack_context allocate(std::size_t usable_size, int worker);
+  void deallocate(const boost::context::stack_context& sc, int worker) noexcept;
+
+  // Usable size a request is rounded to (whole pages).
+  static std::size_t round_size(std::size_t usable_size) noexcept;
+  std::size_t guarded_stacks() const;
+  std::size_t unguarded_stacks() const;
+
+ private:
+  struct Mapping {
+    void* base;
+    std::size_t length;
+  };
+  struct WorkerCache {
+    alignas(64) std::vector<boost::context::stack_context> free;
+  };
+  boost::context::stack_context map_new(std::size_t size);
+  bool take_shared(std::size_t size, boost::context::stack_context& out);
+
+  std::vector<WorkerCache> caches_;  // caches_[i] touched only by worker i
+  mutable std::mutex mutex_;         // guards everything below
+  std::vector<boost::context::stack_context> shared_free_;
+  std::vector<Mapping> mappings_;
+  std::size_t guard_budget_;
+  std::size_t guarded_ = 0;
+  std::size_t unguarded_ = 0;
+  bool warned_ = false;
+};
+
+// The Boost.Context stack allocator a process's fiber is created with.
+class PooledStack {
+ public:
+  PooledStack(StackPool& pool, std::size_t size) : pool_(&pool), size_(size) {}
+  boost::context::stack_context allocate();
+  void deallocate(boost::context::stack_context& sc) noexcept;
+
+ private:
+  StackPool* pool_;
+  std::size_t size_;
+};
+
+}  // namespace kpn

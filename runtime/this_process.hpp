@@ -1,0 +1,30 @@
+#pragma once
+// What a running process may ask of the runtime.
+
+#include <string>
+
+#include "runtime/process.hpp"
+#include "runtime/process_options.hpp"
+#include "runtime/unique_function.hpp"
+
+namespace kpn {
+
+// Starts a new process in the running network; it is placed on the spawner's worker (or as the scheduler
+// decides). Only from inside a process (std::logic_error otherwise). Returns the new process's id.
+ProcessId spawn(std::string name, UniqueFunction<void()> body, ProcessOptions options = {});
+
+// Lets the worker run other processes; this one continues later. Outside a process it yields the thread.
+void yield();
+
+// True when called from a process.
+bool in_process() noexcept;
+
+namespace this_process {
+// The calling process's id and name; std::logic_error outside a process.
+ProcessId id();
+const std::string& name();
+// The worker the calling process runs on now.
+int worker();
+}  // namespace this_process
+
+}  // namespace kpn

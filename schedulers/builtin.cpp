@@ -1,0 +1,20 @@
+// Registers the built-in policies by name.
+
+#include <memory>
+
+#include "runtime/scheduler_registry.hpp"
+#include "schedulers/work_stealing.hpp"
+
+namespace kpn {
+namespace {
+
+const SchedulerRegistration ws_cur{
+    "ws-cur", "work stealing; an unblocked process goes to the waker's worker (seed 000, original)",
+    [] { return std::make_unique<WorkStealingScheduler>(WorkStealingScheduler::Unblock::Current); }};
+
+const SchedulerRegistration ws_last{
+    "ws-last", "work stealing; an unblocked process goes to the worker it last ran on (seed 000, modified)",
+    [] { return std::make_unique<WorkStealingScheduler>(WorkStealingScheduler::Unblock::Last); }};
+
+}  // namespace
+}  // namespace kpn
