@@ -26,10 +26,16 @@ Process::Process(RunState& run, ProcessId id, std::string name, UniqueFunction<v
       options_(options),
       body_(std::move(body)) {
 #if defined(KPN_TSAN)
+  // Creating a fiber jumps onto its stack and back; tell TSan so the creator's shadow stack stays balanced.
+  void* creator = KPN_TSAN_CURRENT_FIBER();
   tsan_fiber_ = KPN_TSAN_CREATE_FIBER();
+  KPN_TSAN_SWITCH_TO(tsan_fiber_);
 #endif
   context_ = ctx::fiber(std::allocator_arg, PooledStack(run.stacks(), options.stack_size),
                         [this](ctx::fiber&& worker) { return entry(std::move(worker)); });
+#if defined(KPN_TSAN)
+  KPN_TSAN_SWITCH_TO(creator);
+#endif
 }
 
 ctx::fiber Process::entry(ctx::fiber&& worker) {
@@ -49,9 +55,8 @@ ctx::fiber Process::entry(ctx::fiber&& worker) {
   if (failure_) run_.process_failed(*this, failure_);
   failure_ = nullptr;
   reason_ = SwitchReason::Exit;
-#if defined(KPN_TSAN)
-  KPN_TSAN_SWITCH_TO(resumer_tsan_fiber_);
-#endif
+  // No TSan fiber switch here: the frames below still return on this stack. The worker announces the
+  // switch once the final jump has landed (Worker::run_process).
   return std::move(worker_);
 }
 

@@ -29,9 +29,6 @@ void Worker::thread_main() {
   if (pu_ >= 0 && run_.topology() != nullptr && !run_.topology()->pin_current_thread(pu_)) {
     log().warn("worker {}: could not pin to processing unit {}; running unpinned", index_, pu_);
   }
-#if defined(KPN_TSAN)
-  tsan_fiber_ = KPN_TSAN_CURRENT_FIBER();
-#endif
   Scheduler& scheduler = run_.scheduler();
   bool idle = false;
   std::uint64_t idle_since = 0;
@@ -69,12 +66,16 @@ void Worker::run_process(Process& p) {
   WorkerCounters::bump(counters_.context_switches);
   detail::set_current_process(&p);
 #if defined(KPN_TSAN)
-  p.resumer_tsan_fiber_ = tsan_fiber_ != nullptr ? tsan_fiber_ : KPN_TSAN_CURRENT_FIBER();
+  p.resumer_tsan_fiber_ = KPN_TSAN_CURRENT_FIBER();
   KPN_TSAN_SWITCH_TO(p.tsan_fiber_);
 #endif
   const std::uint64_t start = cycle_clock::now();
   p.context_ = std::move(p.context_).resume();
   const std::uint64_t ran = cycle_clock::now() - start;
+#if defined(KPN_TSAN)
+  // A process that yields or parks announces the switch itself; an exiting one cannot (process.cpp).
+  if (p.reason_ == SwitchReason::Exit) KPN_TSAN_SWITCH_TO(p.resumer_tsan_fiber_);
+#endif
   detail::set_current_process(nullptr);
   p.cpu_ticks += ran;
   WorkerCounters::bump(counters_.busy_ticks, ran);

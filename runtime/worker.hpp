@@ -56,9 +56,6 @@ class alignas(64) Worker {
   const int index_;
   const int pu_;
   std::uint64_t rng_;
-#if defined(KPN_TSAN)
-  void* tsan_fiber_ = nullptr;
-#endif
   RunQueue queue_;
   WorkerCounters counters_;
 };

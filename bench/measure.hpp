@@ -1,0 +1,52 @@
+#pragma once
+// What a benchmark reports: a few named metrics, each a list of samples (one per repetition), printed as
+// median, minimum and maximum, together with the configuration it was measured under.
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kpn_bench {
+
+struct Metric {
+  std::string name;   // e.g. "ns_per_yield"
+  std::string unit;   // e.g. "ns"
+  std::vector<double> samples;
+};
+
+struct Result {
+  std::string bench;                                        // e.g. "pingpong"
+  std::string what;                                         // one line: what one sample measures
+  std::vector<std::pair<std::string, std::string>> config;  // cpus, scheduler, n, ...
+  std::vector<Metric> metrics;
+  // Observations from the last repetition that help to read the numbers (steals, switches per op).
+  std::vector<std::pair<std::string, std::string>> notes;
+
+  Metric& metric(const std::string& name, const std::string& unit);
+};
+
+struct Stats {
+  double median = 0;
+  double min = 0;
+  double max = 0;
+};
+Stats stats_of(std::vector<double> samples);
+
+// The machine, for the header and the JSON lines.
+struct Host {
+  std::string cpu_model;
+  unsigned cpus_online = 0;
+  std::string kernel;
+};
+Host describe_host();
+
+std::string format_text(const Result& r);
+std::string format_json(const Result& r, const Host& host);
+
+// Seconds since an arbitrary origin (steady clock); for start and end stamps only.
+inline double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace kpn_bench
