@@ -1,14 +1,15 @@
 // chain: 100,000 processes in a line, joined by capacity-1 channels, passing one message from the first to
-// the last. Measures what a large network costs to build, run and tear down, and its peak memory. Each
-// repetition runs in a forked child, so that its peak RSS is its own (the child starts from the parent's
-// resident set at fork time, reported as baseline_rss_mib).
+// the last. Measures what a large network costs to build, run and tear down, and its peak memory.
+//
+// Each repetition runs in a fresh program: kpn-bench re-executes itself (/proc/self/exe --chain-child), so
+// the peak resident set (VmHWM) is the chain's own plus the program's start-up, as for a peer runtime's
+// program, and no copy-on-write faults on the parent's heap (which a plain fork would inherit) slow it down.
 
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -24,26 +25,81 @@ namespace {
 
 constexpr long kLength = 100'000;
 
+// "<prefix><i>", built by appending (GCC 12 warns falsely, -Wrestrict, on "literal" + std::to_string).
+std::string indexed(const char* prefix, long i) {
+  std::string s(prefix);
+  s += std::to_string(i);
+  return s;
+}
+
 struct ChainTimes {
   double build_s = 0;  // kpn::Network with its processes and channels
   double run_s = 0;    // kpn::Runtime construction and run()
   double total_s = 0;  // build + run + destruction of the runtime, the report and the network
-  int ok = 0;
+  double peak_rss_mib = 0;
 };
 
-ChainTimes run_chain(unsigned cpus, const std::string& scheduler) {
+// A field of /proc/self/status ("VmHWM:", "VmRSS:") in MiB.
+double proc_status_mib(const char* field) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  const std::size_t n = std::strlen(field);
+  while (std::getline(f, line)) {
+    if (line.compare(0, n, field) == 0) return std::stod(line.substr(n)) / 1024.0;
+  }
+  return 0;
+}
+
+// Runs the chain in a child program; returns its times and its peak RSS.
+ChainTimes spawn_chain(unsigned cpus, const std::string& scheduler) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("chain: pipe failed");
+  std::fflush(nullptr);
+  const std::string cpus_arg = std::to_string(cpus);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("chain: fork failed");
+  if (pid == 0) {
+    ::close(fds[0]);
+    if (::dup2(fds[1], STDOUT_FILENO) < 0) ::_exit(127);
+    ::close(fds[1]);
+    ::execl("/proc/self/exe", "kpn-bench", "--chain-child", cpus_arg.c_str(), "--scheduler", scheduler.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[256];
+  for (ssize_t got; (got = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(got));
+  ::close(fds[0]);
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) throw std::runtime_error("chain: waitpid failed");
+  if (WIFSIGNALED(status)) {
+    throw std::runtime_error("chain: the child died of signal " + std::to_string(WTERMSIG(status)) + " (" +
+                             ::strsignal(WTERMSIG(status)) + ")");
+  }
   ChainTimes t;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      std::sscanf(out.c_str(), "%lf %lf %lf %lf", &t.build_s, &t.run_s, &t.total_s, &t.peak_rss_mib) != 4) {
+    throw std::runtime_error("chain: the child failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+  }
+  return t;
+}
+
+}  // namespace
+
+int chain_child(unsigned cpus, const std::string& scheduler) {
   int received = -1;
+  ChainTimes t;
   const double start = now_s();
   {
     kpn::Network net;
     kpn::Reader<int> prev;
     for (long i = 0; i < kLength; ++i) {
-      const std::string name = "p" + std::to_string(i);
+      const std::string name = indexed("p", i);
       if (i + 1 < kLength) {
-        auto [tx, rx] = net.channel<int>(1, "c" + std::to_string(i));
+        auto [tx, rx] = net.channel<int>(1, indexed("c", i));
         if (i == 0) {
-          net.process(name, [tx = std::move(tx)]() mutable { tx.write(0); });
+          net.process(name, [tx = std::move(tx)]() mutable { tx.write(1); });
         } else {
           net.process(name, [rx = std::move(prev), tx = std::move(tx)]() mutable { tx.write(*rx.read() + 1); });
         }
@@ -59,84 +115,34 @@ ChainTimes run_chain(unsigned cpus, const std::string& scheduler) {
     t.run_s = now_s() - built;
   }
   t.total_s = now_s() - start;
-  t.ok = received == kLength - 1;
-  return t;
-}
-
-double resident_mib() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  t.peak_rss_mib = proc_status_mib("VmHWM:");
+  if (received != kLength - 1) {  // p0 sends 1, each of the kLength - 2 in between adds 1
+    std::fprintf(stderr, "chain: the last process received %d, not %ld\n", received, kLength - 1);
+    return 1;
   }
+  std::printf("%.9f %.9f %.9f %.3f\n", t.build_s, t.run_s, t.total_s, t.peak_rss_mib);
   return 0;
 }
 
-// Runs the chain in a child; returns its times and its peak RSS in MiB.
-ChainTimes fork_chain(unsigned cpus, const std::string& scheduler, double& max_rss_mib) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error("chain: pipe failed");
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("chain: fork failed");
-  if (pid == 0) {
-    ::close(fds[0]);
-    ChainTimes t;
-    try {
-      t = run_chain(cpus, scheduler);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "chain: %s\n", e.what());
-      t.ok = 0;
-    }
-    const bool written = ::write(fds[1], &t, sizeof t) == static_cast<ssize_t>(sizeof t);
-    ::_exit(written && t.ok ? 0 : 1);
+Result bench_chain(const Options& o, unsigned cpus) {
+  Result r;
+  r.bench = "chain-" + std::to_string(cpus) + "cpu";
+  r.what = std::to_string(kLength) +
+           " processes joined by capacity-1 channels pass one int from first to last; each rep a fresh "
+           "program: wall times, and its peak RSS (VmHWM)";
+  r.config = {{"cpus", std::to_string(cpus)}, {"scheduler", o.scheduler}, {"n", std::to_string(kLength)}};
+  Metric& total = r.metric("total_s", "s");
+  Metric& build = r.metric("build_s", "s");
+  Metric& run = r.metric("runtime_and_run_s", "s");
+  Metric& rss = r.metric("peak_rss_mib", "MiB");
+  for (int rep = 0; rep < o.reps; ++rep) {
+    const ChainTimes t = spawn_chain(cpus, o.scheduler);
+    total.samples.push_back(t.total_s);
+    build.samples.push_back(t.build_s);
+    run.samples.push_back(t.run_s);
+    rss.samples.push_back(t.peak_rss_mib);
   }
-  ::close(fds[1]);
-  ChainTimes t;
-  const bool got = ::read(fds[0], &t, sizeof t) == static_cast<ssize_t>(sizeof t);
-  ::close(fds[0]);
-  int status = 0;
-  struct rusage ru {};
-  if (::wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !got || !t.ok) {
-    throw std::runtime_error("chain: the child failed");
-  }
-  max_rss_mib = static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-  return t;
-}
-
-}  // namespace
-
-std::vector<Result> bench_chain(const Options& o) {
-  std::vector<Result> results;
-  std::vector<unsigned> cpu_counts{1};
-  const unsigned all = std::thread::hardware_concurrency();
-  if (all > 1) cpu_counts.push_back(all);
-  for (unsigned cpus : cpu_counts) {
-    Result r;
-    r.bench = "chain";
-    r.what = std::to_string(kLength) +
-             " processes joined by capacity-1 channels pass one int from first to last; each rep in a forked "
-             "child: wall times and the child's peak RSS (getrusage ru_maxrss)";
-    r.config = {{"cpus", std::to_string(cpus)}, {"scheduler", o.scheduler}, {"n", std::to_string(kLength)}};
-    Metric& total = r.metric("total_s", "s");
-    Metric& build = r.metric("build_s", "s");
-    Metric& run = r.metric("runtime_and_run_s", "s");
-    Metric& rss = r.metric("max_rss_mib", "MiB");
-    const double baseline = resident_mib();
-    for (int rep = 0; rep < o.reps; ++rep) {
-      double max_rss = 0;
-      const ChainTimes t = fork_chain(cpus, o.scheduler, max_rss);
-      total.samples.push_back(t.total_s);
-      build.samples.push_back(t.build_s);
-      run.samples.push_back(t.run_s);
-      rss.samples.push_back(max_rss);
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", baseline);
-    r.notes = {{"baseline_rss_mib", buf}};
-    results.push_back(std::move(r));
-  }
-  return results;
+  return r;
 }
 
 }  // namespace kpn_bench

@@ -20,7 +20,7 @@ constexpr long kWarmupBatches = 16;
 
 }  // namespace
 
-std::vector<Result> bench_spawn(const Options& o) {
+Result bench_spawn(const Options& o) {
   Result r;
   r.bench = "spawn";
   r.what = "a parent on one worker spawns trivial children in batches of " + std::to_string(kBatch) +
@@ -49,7 +49,7 @@ std::vector<Result> bench_spawn(const Options& o) {
     if (ran.load() != expected) throw std::runtime_error("spawn: not every child ran");
     ns.samples.push_back((t1 - t0) * 1e9 / static_cast<double>(kChildren / kBatch * kBatch));
   }
-  return {r};
+  return r;
 }
 
 }  // namespace kpn_bench

@@ -36,7 +36,7 @@ std::string processes_where(const kpn::RunReport& report) {
 
 }  // namespace
 
-std::vector<Result> bench_yield(const Options& o) {
+Result bench_yield(const Options& o) {
   Result r;
   r.bench = "yield";
   r.what = "two processes on one worker alternate through kpn::yield(); ns per yield = elapsed / (2 * n)";
@@ -60,14 +60,10 @@ std::vector<Result> bench_yield(const Options& o) {
     r.notes = {{"switches_per_yield",
                 std::to_string(static_cast<double>(report.context_switches) / (2.0 * (kYields + kWarmup)))}};
   }
-  return {r};
+  return r;
 }
 
-namespace {
-
-enum class Placement { OneWorker, TwoWorkersPolicy, TwoWorkersApart };
-
-Result pingpong(const Options& o, Placement placement) {
+Result bench_pingpong(const Options& o, Placement placement) {
   const unsigned cpus = placement == Placement::OneWorker ? 1 : 2;
   const long n = placement == Placement::OneWorker ? kRoundTrips1 : kRoundTrips2;
   Result r;
@@ -116,13 +112,6 @@ Result pingpong(const Options& o, Placement placement) {
                {"last_worker", processes_where(report)}};
   }
   return r;
-}
-
-}  // namespace
-
-std::vector<Result> bench_pingpong(const Options& o) {
-  return {pingpong(o, Placement::OneWorker), pingpong(o, Placement::TwoWorkersPolicy),
-          pingpong(o, Placement::TwoWorkersApart)};
 }
 
 }  // namespace kpn_bench

@@ -1,9 +1,8 @@
 #pragma once
-// The benchmarks of kpn-bench. Each runs `reps` repetitions, every one on a fresh kpn::Runtime, and
-// returns one Result per configuration it measured.
+// The benchmarks of kpn-bench. Each measures one configuration: `reps` repetitions, every one on a fresh
+// kpn::Runtime.
 
 #include <string>
-#include <vector>
 
 #include "measure.hpp"
 
@@ -16,14 +15,17 @@ struct Options {
 
 // Two processes on one worker calling kpn::yield() in turn: ns per yield (one process-to-process switch,
 // through the worker).
-std::vector<Result> bench_yield(const Options& o);
+Result bench_yield(const Options& o);
 // Two processes bouncing a message over two capacity-1 channels: ns per round trip, on one worker, on two
-// workers under the chosen policy, and on two workers with the processes held apart (no stealing).
-std::vector<Result> bench_pingpong(const Options& o);
+// workers under the chosen policy, or on two workers with the processes held apart (no stealing).
+enum class Placement { OneWorker, TwoWorkersPolicy, TwoWorkersApart };
+Result bench_pingpong(const Options& o, Placement placement);
 // A parent spawning trivial children: ns per spawned-and-finished process.
-std::vector<Result> bench_spawn(const Options& o);
+Result bench_spawn(const Options& o);
 // 100,000 processes in a line of capacity-1 channels passing one message: wall time and peak RSS, each
-// repetition in a forked child.
-std::vector<Result> bench_chain(const Options& o);
+// repetition in a fresh program (kpn-bench --chain-child).
+Result bench_chain(const Options& o, unsigned cpus);
+// The body of that fresh program: runs the chain once and prints "build_s run_s total_s peak_rss_mib".
+int chain_child(unsigned cpus, const std::string& scheduler);
 
 }  // namespace kpn_bench

@@ -3,6 +3,7 @@
 // median, minimum and maximum, together with the configuration it was measured under.
 
 #include <chrono>
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,10 +20,11 @@ struct Result {
   std::string bench;                                        // e.g. "pingpong"
   std::string what;                                         // one line: what one sample measures
   std::vector<std::pair<std::string, std::string>> config;  // cpus, scheduler, n, ...
-  std::vector<Metric> metrics;
+  std::deque<Metric> metrics;  // a deque: references from metric() stay valid as metrics are added
   // Observations from the last repetition that help to read the numbers (steals, switches per op).
   std::vector<std::pair<std::string, std::string>> notes;
 
+  // The metric of that name, added if missing.
   Metric& metric(const std::string& name, const std::string& unit);
 };
 

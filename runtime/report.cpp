@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/json.hpp"
+
 namespace kpn {
 
 void RunReport::compute_totals() {
@@ -15,8 +17,6 @@ void RunReport::compute_totals() {
   for (const auto& c : channels) messages += c.messages;
   steal_attempts_per_s = wall_s > 0 ? static_cast<double>(steal_attempts) / wall_s : 0;
 }
-
-namespace {
 
 std::string json_string(std::string_view s) {
   std::string out = "\"";
@@ -35,10 +35,9 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
-}  // namespace
-
-std::string RunReport::to_json(bool details) const {
+std::string RunReport::to_json(bool details, const std::vector<std::pair<std::string, std::string>>& prefix) const {
   std::string s = "{";
+  for (const auto& [key, value] : prefix) s += fmt::format("{}:{},", json_string(key), value);
   s += fmt::format("\"scheduler\":{},\"cpus\":{},\"wall_s\":{:.9g},\"processes\":{},\"messages\":{},", json_string(scheduler),
                    cpus, wall_s, processes, messages);
   s += fmt::format("\"context_switches\":{},\"steal_attempts\":{},\"steals\":{},\"steal_attempts_per_s\":{:.6g},",

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kpn {
@@ -48,7 +49,9 @@ struct RunReport {
   // Sums the per-worker and per-channel figures into the totals above.
   void compute_totals();
   // One JSON object with the totals and the workers (and, with details, processes and channels).
-  std::string to_json(bool details = false) const;
+  // `prefix` fields come first: key and an already-encoded JSON value each.
+  std::string to_json(bool details = false,
+                      const std::vector<std::pair<std::string, std::string>>& prefix = {}) const;
   // A few lines for a person: wall time, messages, switches, steal rate, per-worker busy share.
   std::string summary() const;
 };

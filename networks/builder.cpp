@@ -1,0 +1,39 @@
+#include "networks/builder.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "networks/message_types.hpp"
+
+namespace kpn {
+
+Network build_network(const ResolvedNetwork& resolved, ResultSink& results) {
+  Network net;
+  std::vector<std::shared_ptr<ChannelBase>> channels;
+  channels.reserve(resolved.channels.size());
+  for (const auto& c : resolved.channels) {
+    const MessageType* type = find_message_type(c.type);
+    if (type == nullptr) throw std::logic_error(fmt::format("channel '{}': unregistered message type '{}'", c.name, c.type));
+    channels.push_back(type->make_channel(c.name, c.capacity));
+    net.add_channel(channels.back());
+  }
+  for (const auto& p : resolved.processes) {
+    std::map<std::string, std::vector<std::shared_ptr<ChannelBase>>> ports;
+    for (const auto& [port, indexes] : p.ports) {
+      auto& list = ports[port];
+      for (std::size_t i : indexes) list.push_back(channels[i]);
+    }
+    KindContext ctx(*p.kind, p.name, p.replica, p.replicas, p.args, std::move(ports), results);
+    UniqueFunction<void()> body;
+    try {
+      body = p.kind->factory(ctx);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("process '{}' (kind '{}'): {}", p.name, p.kind->name, e.what()));
+    }
+    net.add_process(p.name, std::move(body), p.options);
+  }
+  return net;
+}
+
+}  // namespace kpn

@@ -1,0 +1,13 @@
+#pragma once
+// A resolved network as a Graphviz DOT digraph: processes as nodes (labelled with their kind), channels as
+// edges (labelled with ports and capacity).
+
+#include <string>
+
+#include "networks/resolved.hpp"
+
+namespace kpn {
+
+std::string to_dot(const ResolvedNetwork& network);
+
+}  // namespace kpn

@@ -1,0 +1,56 @@
+// A ring of processes passing a token around.
+
+#include <cstdint>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "networks/kinds.hpp"
+#include "networks/work.hpp"
+
+namespace kpn {
+namespace {
+
+using i64 = std::int64_t;
+
+KPN_REGISTER_KIND(ring_node, {
+    .name = "ring.node",
+    .description = "a node of a ring (replicate it and connect node.out to node.in with shift 1): replica 0 "
+                   "injects a token, every node adds 1 and forwards it; after `laps` laps replica 0 prints "
+                   "'name: laps=L hops=H' and stops, and the ring winds down",
+    .ports = {in_port("in", "i64"), out_port("out", "i64")},
+    .args = {arg_int("laps", 100),
+             arg_float("work_us", 0.0, "CPU microseconds spent per hop")},
+    .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
+      const i64 laps = ctx.int_arg("laps");
+      if (laps < 1) throw std::invalid_argument("laps must be >= 1");
+      const double us = ctx.float_arg("work_us");
+      if (us < 0) throw std::invalid_argument("work_us must be >= 0");
+      return [in = ctx.input<i64>("in"), out = ctx.output<i64>("out"), laps, first = ctx.replica() == 0,
+              iterations = work::iterations_for_us(us), name = ctx.name(), results = &ctx.results()]() mutable {
+        auto hop = [&](i64 token) {
+          if (iterations != 0) {
+            volatile std::uint64_t sink = work::spin(iterations, static_cast<std::uint64_t>(token));
+            (void)sink;
+          }
+          out.write(token + 1);
+        };
+        if (!first) {
+          while (auto t = in.read()) hop(*t);
+          return;
+        }
+        hop(0);
+        for (i64 lap = 1;; ++lap) {
+          auto t = in.read();
+          if (!t) throw std::runtime_error("the ring was broken");
+          if (lap == laps) {
+            results->line(fmt::format("{}: laps={} hops={}", name, laps, *t));
+            return;  // closing `out` winds the ring down
+          }
+          hop(*t);
+        }
+      };
+    }});
+
+}  // namespace
+}  // namespace kpn

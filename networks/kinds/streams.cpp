@@ -1,0 +1,179 @@
+// Built-in kinds for streams of integers: source, sink, map, split, merge, broadcast, add, prepend.
+
+#include <cstdint>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "networks/kinds.hpp"
+#include "networks/work.hpp"
+
+namespace kpn {
+namespace {
+
+using i64 = std::int64_t;
+
+// FNV-1a over the values in order: equal for equal streams, different (almost surely) for reordered ones.
+struct StreamHash {
+  std::uint64_t h = 1469598103934665603ull;
+  void add(i64 v) {
+    auto u = static_cast<std::uint64_t>(v);
+    for (int i = 0; i < 8; ++i) {
+      h ^= (u >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  }
+};
+
+KPN_REGISTER_KIND(source, {
+    .name = "source",
+    .description = "writes count integers start, start+step, ... then closes its output",
+    .ports = {out_port("out", "i64", "the integers")},
+    .args = {arg_int("count", 1000, "how many"),
+             arg_int("start", 0, "first value"),
+             arg_int("step", 1, "increment")},
+    .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
+      const i64 count = ctx.int_arg("count");
+      if (count < 0) throw std::invalid_argument("count must be >= 0");
+      return [out = ctx.output<i64>("out"), count, start = ctx.int_arg("start"), step = ctx.int_arg("step")]() mutable {
+        for (i64 i = 0; i < count; ++i) out.write(start + i * step);
+      };
+    }});
+
+KPN_REGISTER_KIND(sink, {
+    .name = "sink",
+    .description = "reads integers until end of stream (or limit) and prints 'label: count=N sum=S hash=H' "
+                   "(hash: FNV-1a of the values in order)",
+    .ports = {in_port("in", "i64", "the integers")},
+    .args = {arg_string("label", "", "name printed with the result; default: the process name"),
+             arg_int("limit", 0, "stop after this many values (0: read to the end); upstream writers then end quietly"),
+             arg_bool("print_values", false, "also print every value on its own line")},
+    .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
+      std::string label = ctx.string_arg("label");
+      if (label.empty()) label = ctx.name();
+      const i64 limit = ctx.int_arg("limit");
+      if (limit < 0) throw std::invalid_argument("limit must be >= 0");
+      return [in = ctx.input<i64>("in"), label, limit, print = ctx.bool_arg("print_values"),
+              results = &ctx.results()]() mutable {
+        i64 count = 0;
+        i64 sum = 0;
+        StreamHash hash;
+        while (limit == 0 || count < limit) {
+          auto v = in.read();
+          if (!v) break;
+          ++count;
+          sum += *v;
+          hash.add(*v);
+          if (print) results->line(fmt::format("{}", *v));
+        }
+        results->line(fmt::format("{}: count={} sum={} hash={:016x}", label, count, sum, hash.h));
+      };
+    }});
+
+KPN_REGISTER_KIND(map, {
+    .name = "map",
+    .description = "writes in * mul + add for every input, after spinning work_us microseconds of CPU",
+    .ports = {in_port("in", "i64"), out_port("out", "i64")},
+    .args = {arg_int("mul", 1),
+             arg_int("add", 0),
+             arg_float("work_us", 0.0, "CPU microseconds spent per message (seed 000's work unit)")},
+    .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
+      const double us = ctx.float_arg("work_us");
+      if (us < 0) throw std::invalid_argument("work_us must be >= 0");
+      return [in = ctx.input<i64>("in"), out = ctx.output<i64>("out"), mul = ctx.int_arg("mul"), add = ctx.int_arg("add"),
+              iterations = work::iterations_for_us(us)]() mutable {
+        while (auto v = in.read()) {
+          if (iterations != 0) {
+            volatile std::uint64_t sink = work::spin(iterations, static_cast<std::uint64_t>(*v));
+            (void)sink;
+          }
+          out.write(*v * mul + add);
+        }
+      };
+    }});
+
+KPN_REGISTER_KIND(split, {
+    .name = "split",
+    .description = "deals its input round-robin over its outputs",
+    .ports = {in_port("in", "i64"),
+              out_array("out", "i64")},
+    .args = {},
+    .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
+      return [in = ctx.input<i64>("in"), outs = ctx.outputs<i64>("out")]() mutable {
+        std::size_t next = 0;
+        while (auto v = in.read()) {
+          outs[next].write(*v);
+          next = (next + 1) % outs.size();
+        }
+      };
+    }});
+
+KPN_REGISTER_KIND(merge, {
+    .name = "merge",
+    .description = "reads its inputs round-robin, one value from each in turn, skipping inputs that have ended",
+    .ports = {in_array("in", "i64"),
+              out_port("out", "i64")},
+    .args = {},
+    .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
+      return [ins = ctx.inputs<i64>("in"), out = ctx.output<i64>("out")]() mutable {
+        std::vector<bool> open(ins.size(), true);
+        std::size_t remaining = ins.size();
+        for (std::size_t i = 0; remaining > 0; i = (i + 1) % ins.size()) {
+          if (!open[i]) continue;
+          if (auto v = ins[i].read()) {
+            out.write(*v);
+          } else {
+            open[i] = false;
+            --remaining;
+          }
+        }
+      };
+    }});
+
+KPN_REGISTER_KIND(broadcast, {
+    .name = "broadcast",
+    .description = "copies every input value to each of its outputs",
+    .ports = {in_port("in", "i64"),
+              out_array("out", "i64")},
+    .args = {},
+    .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
+      return [in = ctx.input<i64>("in"), outs = ctx.outputs<i64>("out")]() mutable {
+        while (auto v = in.read()) {
+          for (auto& o : outs) o.write(*v);
+        }
+      };
+    }});
+
+KPN_REGISTER_KIND(add, {
+    .name = "add",
+    .description = "writes a + b for each pair of values read from a and b; ends when either ends",
+    .ports = {in_port("a", "i64"),
+              in_port("b", "i64"),
+              out_port("out", "i64")},
+    .args = {},
+    .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
+      return [a = ctx.input<i64>("a"), b = ctx.input<i64>("b"), out = ctx.output<i64>("out")]() mutable {
+        for (;;) {
+          auto x = a.read();
+          if (!x) return;
+          auto y = b.read();
+          if (!y) return;
+          out.write(*x + *y);
+        }
+      };
+    }});
+
+KPN_REGISTER_KIND(prepend, {
+    .name = "prepend",
+    .description = "writes value first, then copies its input: the initial token of a feedback loop",
+    .ports = {in_port("in", "i64"), out_port("out", "i64")},
+    .args = {arg_int("value", 0)},
+    .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
+      return [in = ctx.input<i64>("in"), out = ctx.output<i64>("out"), value = ctx.int_arg("value")]() mutable {
+        out.write(value);
+        while (auto v = in.read()) out.write(*v);
+      };
+    }});
+
+}  // namespace
+}  // namespace kpn

@@ -1,0 +1,346 @@
+#include "networks/resolved.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "networks/limits.hpp"
+#include "networks/message_types.hpp"
+#include "networks/suggest.hpp"
+#include "networks/topology_error.hpp"
+#include "runtime/config.hpp"
+
+namespace kpn {
+namespace {
+
+// One side of a channel declaration, expanded: the process instances it names and whether it adapts its
+// size to the other side (an array port of a single, unreplicated process).
+struct Side {
+  std::vector<std::size_t> instances;
+  bool flexible = false;
+};
+
+struct Param {
+  std::string value;
+  std::string origin;  // "default at file:line:col" or "--set"
+};
+
+class Resolver {
+ public:
+  Resolver(const Topology& t, const std::vector<std::pair<std::string, std::string>>& overrides)
+      : t_(t), overrides_(overrides) {}
+
+  ResolvedNetwork run() {
+    out_.name = t_.name;
+    out_.file = t_.file;
+    resolve_params();
+    for (const auto& p : t_.processes) resolve_process(p);
+    if (out_.processes.size() > limits::kMaxProcesses) {
+      diags_.error(Location{t_.file, 0, 0}, fmt::format("the network has {} processes after expanding replicas; "
+                                                        "the limit is {}",
+                                                        out_.processes.size(), limits::kMaxProcesses));
+      diags_.throw_if_any();
+    }
+    for (const auto& c : t_.channels) resolve_channel(c);
+    if (out_.channels.size() > limits::kMaxChannels) {
+      diags_.error(Location{t_.file, 0, 0}, fmt::format("the network has {} channels after expansion; the limit is {}",
+                                                        out_.channels.size(), limits::kMaxChannels));
+    }
+    check_connections();
+    diags_.throw_if_any();
+    for (const auto& p : t_.params) out_.params.emplace_back(p.name, params_.at(p.name).value);
+    return std::move(out_);
+  }
+
+ private:
+  void resolve_params() {
+    std::vector<std::string> names;
+    for (const auto& p : t_.params) {
+      params_[p.name] = Param{p.value.text, "its default at " + p.value.where.str()};
+      names.push_back(p.name);
+    }
+    for (const auto& [name, value] : overrides_) {
+      auto it = params_.find(name);
+      if (it == params_.end()) {
+        diags_.error(Location{"--set " + name + "=" + value, 0, 0},
+                     fmt::format("'{}' is not a parameter of {}{}; its parameters are: {}", name, t_.file,
+                                 did_you_mean(name, names), names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "))));
+        continue;
+      }
+      it->second = Param{value, "--set " + name + "=" + value};
+    }
+  }
+
+  // A scalar as a typed value; reports and returns nullopt if it cannot be one.
+  std::optional<Value> value(const Scalar& s, ArgType type, const std::string& what) {
+    std::string text = s.text;
+    std::string origin;
+    if (s.is_param()) {
+      auto it = params_.find(s.param_name());
+      if (it == params_.end()) {
+        std::vector<std::string> names;
+        for (const auto& [n, p] : params_) names.push_back(n);
+        diags_.error(s.where, fmt::format("{}: undefined parameter '{}'{}", what, s.text, did_you_mean(s.param_name(), names)));
+        return std::nullopt;
+      }
+      text = it->second.value;
+      origin = fmt::format(" (parameter '{}', from {})", s.param_name(), it->second.origin);
+    }
+    auto v = parse_value(text, type);
+    if (!v) diags_.error(s.where, fmt::format("{}: expected {} {}, got '{}'{}", what, type == ArgType::Int ? "an" : "a", to_string(type), text, origin));
+    return v;
+  }
+
+  std::optional<std::int64_t> bounded_int(const Scalar& s, const std::string& what, std::int64_t lo, std::int64_t hi) {
+    auto v = value(s, ArgType::Int, what);
+    if (!v) return std::nullopt;
+    const std::int64_t x = std::get<std::int64_t>(*v);
+    if (x < lo || x > hi) {
+      diags_.error(s.where, fmt::format("{}: {} is out of range [{}, {}]", what, x, lo, hi));
+      return std::nullopt;
+    }
+    return x;
+  }
+
+  void resolve_process(const ProcessDecl& d) {
+    const KindSpec* kind = find_kind(d.kind.text);
+    if (kind == nullptr) {
+      std::vector<std::string> names;
+      for (const KindSpec* k : kind_list()) names.push_back(k->name);
+      diags_.error(d.kind.where, fmt::format("process '{}': unknown kind '{}'{}; known kinds: {}", d.name, d.kind.text,
+                                             did_you_mean(d.kind.text, names), fmt::join(names, ", ")));
+      return;
+    }
+    Declared decl;
+    decl.kind = kind;
+    int replicas = 1;
+    if (d.replicas) {
+      auto r = bounded_int(*d.replicas, fmt::format("process '{}': replicas", d.name), 1, limits::kMaxReplicas);
+      if (!r) return;
+      replicas = static_cast<int>(*r);
+      decl.replicated = true;
+    }
+    ProcessOptions options;
+    if (d.stack_size) {
+      auto s = bounded_int(*d.stack_size, fmt::format("process '{}': stack_size", d.name),
+                           static_cast<std::int64_t>(config::kMinStackSize), static_cast<std::int64_t>(config::kMaxStackSize));
+      if (s) options.stack_size = static_cast<std::size_t>(*s);
+    }
+    if (d.cpu) {
+      auto c = bounded_int(*d.cpu, fmt::format("process '{}': cpu", d.name), 0, 4095);
+      if (c) options.home_worker = static_cast<int>(*c);
+    }
+    std::map<std::string, Value> args;
+    std::vector<std::string> arg_names;
+    for (const auto& a : kind->args) arg_names.push_back(a.name);
+    for (const auto& [name, scalar] : d.args) {
+      const ArgSpec* spec = kind->arg(name);
+      if (spec == nullptr) {
+        diags_.error(d.arg_keys.count(name) != 0 ? d.arg_keys.at(name) : scalar.where,
+                     fmt::format("process '{}': kind '{}' has no argument '{}'{}; its arguments: {}", d.name, kind->name,
+                                 name, did_you_mean(name, arg_names),
+                                 arg_names.empty() ? "(none)" : fmt::format("{}", fmt::join(arg_names, ", "))));
+        continue;
+      }
+      if (auto v = value(scalar, spec->type, fmt::format("process '{}': argument '{}'", d.name, name))) args[name] = *v;
+    }
+    for (const auto& a : kind->args) {
+      if (args.count(a.name) != 0 || d.args.count(a.name) != 0) continue;
+      if (a.default_value) args[a.name] = *a.default_value;
+      else diags_.error(d.where, fmt::format("process '{}': missing required argument '{}' ({}) of kind '{}'", d.name, a.name,
+                                             to_string(a.type), kind->name));
+    }
+    decl.first = out_.processes.size();
+    decl.count = replicas;
+    decl.where = d.where;
+    for (int i = 0; i < replicas; ++i) {
+      ResolvedProcess p;
+      p.name = decl.replicated ? fmt::format("{}[{}]", d.name, i) : d.name;
+      p.declaration = d.name;
+      p.kind = kind;
+      p.replica = i;
+      p.replicas = replicas;
+      p.args = args;
+      p.options = options;
+      out_.processes.push_back(std::move(p));
+      if (out_.processes.size() > limits::kMaxProcesses) break;
+    }
+    declared_[d.name] = decl;
+  }
+
+  struct Declared {
+    const KindSpec* kind = nullptr;
+    bool replicated = false;
+    std::size_t first = 0;
+    int count = 0;
+    Location where;
+  };
+
+  // Expands one side; nullopt (with a diagnostic) if it names something that does not exist.
+  std::optional<Side> side(const PortRef& r, PortDir dir, const PortSpec*& port_out) {
+    auto it = declared_.find(r.process);
+    if (it == declared_.end()) {
+      std::vector<std::string> names;
+      for (const auto& p : t_.processes) names.push_back(p.name);
+      // A process with an unknown kind was reported already; do not pile on.
+      if (std::none_of(t_.processes.begin(), t_.processes.end(), [&](const ProcessDecl& p) { return p.name == r.process; })) {
+        diags_.error(r.where, fmt::format("unknown process '{}'{}", r.process, did_you_mean(r.process, names)));
+      }
+      return std::nullopt;
+    }
+    const Declared& d = it->second;
+    const PortSpec* port = d.kind->port(r.port);
+    if (port == nullptr) {
+      std::vector<std::string> names;
+      for (const auto& p : d.kind->ports) names.push_back(p.name);
+      diags_.error(r.where, fmt::format("process '{}' (kind '{}') has no port '{}'{}; its ports: {}", r.process, d.kind->name,
+                                        r.port, did_you_mean(r.port, names), fmt::join(names, ", ")));
+      return std::nullopt;
+    }
+    if (port->dir != dir) {
+      diags_.error(r.where, fmt::format("port '{}.{}' is an {} port; a channel goes from an output to an input", r.process,
+                                        r.port, port->dir == PortDir::In ? "input" : "output"));
+      return std::nullopt;
+    }
+    port_out = port;
+    Side s;
+    if (r.replica) {
+      auto idx = bounded_int(*r.replica, fmt::format("'{}' replica index", r.process), -d.count, d.count - 1);
+      if (!idx) return std::nullopt;
+      const std::int64_t i = *idx < 0 ? *idx + d.count : *idx;
+      s.instances.push_back(d.first + static_cast<std::size_t>(i));
+      return s;
+    }
+    for (int i = 0; i < d.count; ++i) s.instances.push_back(d.first + static_cast<std::size_t>(i));
+    s.flexible = port->array && !d.replicated;
+    return s;
+  }
+
+  void resolve_channel(const ChannelDecl& c) {
+    const PortSpec* from_port = nullptr;
+    const PortSpec* to_port = nullptr;
+    auto from = side(c.from, PortDir::Out, from_port);
+    auto to = side(c.to, PortDir::In, to_port);
+    if (!from || !to) return;
+    if (from_port->type != to_port->type) {
+      diags_.error(c.where, fmt::format("type mismatch: '{}.{}' writes {} but '{}.{}' reads {}", c.from.process, c.from.port,
+                                        from_port->type, c.to.process, c.to.port, to_port->type));
+      return;
+    }
+    if (find_message_type(from_port->type) == nullptr) {
+      diags_.error(c.where, fmt::format("port type '{}' is not a registered message type", from_port->type));
+      return;
+    }
+    std::int64_t capacity = 1;
+    if (c.capacity) {
+      auto v = bounded_int(*c.capacity, "channel capacity", 1, limits::kMaxCapacity);
+      if (!v) return;
+      capacity = *v;
+    }
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    const std::string desc = fmt::format("channel {} -> {}", c.from.process + "." + c.from.port, c.to.process + "." + c.to.port);
+    if (c.count && !(from->flexible && to->flexible)) {
+      diags_.error(c.count->where, fmt::format("{}: 'count' applies only between two array ports of single processes", desc));
+      return;
+    }
+    if ((c.shift || c.wrap) && (from->flexible || to->flexible)) {
+      diags_.error(c.where, fmt::format("{}: 'shift' and 'wrap' apply only between replicated processes", desc));
+      return;
+    }
+    if (from->flexible && to->flexible) {
+      std::int64_t n = 1;
+      if (c.count) {
+        auto v = bounded_int(*c.count, desc + ": count", 1, limits::kMaxReplicas);
+        if (!v) return;
+        n = *v;
+      }
+      for (std::int64_t i = 0; i < n; ++i) pairs.emplace_back(from->instances[0], to->instances[0]);
+    } else if (from->flexible) {
+      for (std::size_t t : to->instances) pairs.emplace_back(from->instances[0], t);
+    } else if (to->flexible) {
+      for (std::size_t f : from->instances) pairs.emplace_back(f, to->instances[0]);
+    } else {
+      const std::size_t n = from->instances.size();
+      if (to->instances.size() != n) {
+        diags_.error(c.where, fmt::format("{}: cannot connect {} '{}' to {} '{}' one to one{}", desc, n, c.from.process,
+                                          to->instances.size(), c.to.process,
+                                          n == 1 || to->instances.size() == 1
+                                              ? " (to fan out or in, use an array port, like a split or merge)"
+                                              : ""));
+        return;
+      }
+      std::int64_t shift = 0;
+      if (c.shift) {
+        auto v = bounded_int(*c.shift, desc + ": shift", -limits::kMaxReplicas, limits::kMaxReplicas);
+        if (!v) return;
+        shift = *v;
+      }
+      bool wrap = true;
+      if (c.wrap) {
+        auto v = value(*c.wrap, ArgType::Bool, desc + ": wrap");
+        if (!v) return;
+        wrap = std::get<bool>(*v);
+      }
+      const auto sn = static_cast<std::int64_t>(n);
+      for (std::int64_t i = 0; i < sn; ++i) {
+        std::int64_t j = i + shift;
+        if (wrap) j = ((j % sn) + sn) % sn;
+        else if (j < 0 || j >= sn) continue;
+        pairs.emplace_back(from->instances[static_cast<std::size_t>(i)], to->instances[static_cast<std::size_t>(j)]);
+      }
+    }
+    for (const auto& [f, t] : pairs) {
+      ResolvedChannel ch;
+      ch.from = f;
+      ch.from_port = c.from.port;
+      ch.to = t;
+      ch.to_port = c.to.port;
+      ch.capacity = static_cast<std::size_t>(capacity);
+      ch.type = from_port->type;
+      auto& fp = out_.processes[f].ports[ch.from_port];
+      auto& tp = out_.processes[t].ports[ch.to_port];
+      const std::string fname = out_.processes[f].name + "." + ch.from_port + (from_port->array ? fmt::format("[{}]", fp.size()) : "");
+      const std::string tname = out_.processes[t].name + "." + ch.to_port + (to_port->array ? fmt::format("[{}]", tp.size()) : "");
+      ch.name = fname + " -> " + tname;
+      fp.push_back(out_.channels.size());
+      tp.push_back(out_.channels.size());
+      where_[out_.channels.size()] = c.where;
+      out_.channels.push_back(std::move(ch));
+    }
+  }
+
+  void check_connections() {
+    for (const auto& p : out_.processes) {
+      const Location& where = declared_.at(p.declaration).where;
+      for (const auto& port : p.kind->ports) {
+        auto it = p.ports.find(port.name);
+        const std::size_t n = it == p.ports.end() ? 0 : it->second.size();
+        if (n == 0) {
+          diags_.error(where, fmt::format("port '{}.{}' ({} {}{}) is not connected", p.name, port.name,
+                                          port.dir == PortDir::In ? "input" : "output", port.type, port.array ? " array" : ""));
+        } else if (n > 1 && !port.array) {
+          diags_.error(where_.at(it->second[1]),
+                       fmt::format("port '{}.{}' is connected twice (first at {}); a single port takes one channel", p.name,
+                                   port.name, where_.at(it->second[0]).str()));
+        }
+      }
+    }
+  }
+
+  const Topology& t_;
+  const std::vector<std::pair<std::string, std::string>>& overrides_;
+  Diagnostics diags_;
+  std::map<std::string, Param> params_;
+  std::map<std::string, Declared> declared_;
+  std::map<std::size_t, Location> where_;  // channel index -> its declaration
+  ResolvedNetwork out_;
+};
+
+}  // namespace
+
+ResolvedNetwork resolve(const Topology& topology, const std::vector<std::pair<std::string, std::string>>& overrides) {
+  return Resolver(topology, overrides).run();
+}
+
+}  // namespace kpn

@@ -1,0 +1,49 @@
+#pragma once
+// A topology with every parameter substituted, every replica and connection expanded, and every rule
+// checked: what the builder turns into live processes and channels, and what --dot draws.
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "networks/kinds.hpp"
+#include "networks/topology.hpp"
+#include "runtime/process_options.hpp"
+
+namespace kpn {
+
+struct ResolvedProcess {
+  std::string name;  // "master", or "worker[3]" for a replicated declaration
+  std::string declaration;
+  const KindSpec* kind = nullptr;
+  int replica = 0;
+  int replicas = 1;
+  std::map<std::string, Value> args;  // every argument of the kind, defaults filled in
+  ProcessOptions options;
+  std::map<std::string, std::vector<std::size_t>> ports;  // port -> channel indexes, in order
+};
+
+struct ResolvedChannel {
+  std::string name;  // "master.out[3] -> worker[3].in"
+  std::size_t from = 0;
+  std::string from_port;
+  std::size_t to = 0;
+  std::string to_port;
+  std::size_t capacity = 1;
+  std::string type;
+};
+
+struct ResolvedNetwork {
+  std::string name;
+  std::string file;
+  std::vector<std::pair<std::string, std::string>> params;  // final values, in declaration order
+  std::vector<ResolvedProcess> processes;
+  std::vector<ResolvedChannel> channels;
+};
+
+// `overrides` are --set name=value pairs. Throws TopologyError listing every problem found.
+ResolvedNetwork resolve(const Topology& topology, const std::vector<std::pair<std::string, std::string>>& overrides);
+
+}  // namespace kpn

@@ -1,0 +1,65 @@
+#pragma once
+// The topology model: what a network file says, independent of YAML. Values stay as written (text and
+// location) until resolution, because their type is known only from what consumes them (a kind's
+// argument, a capacity) and a `$parameter` may be overridden from the command line.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "networks/location.hpp"
+
+namespace kpn {
+
+// A scalar as written: literal text, or a reference `$name` to a parameter.
+struct Scalar {
+  std::string text;
+  Location where;
+  bool is_param() const noexcept { return !text.empty() && text[0] == '$'; }
+  std::string param_name() const { return text.substr(1); }
+};
+
+struct ParamDecl {
+  std::string name;
+  Scalar value;  // the default
+};
+
+struct ProcessDecl {
+  std::string name;
+  Location where;
+  Scalar kind;
+  std::map<std::string, Scalar> args;
+  std::map<std::string, Location> arg_keys;  // where each argument's name is written
+  std::optional<Scalar> replicas;    // default 1
+  std::optional<Scalar> stack_size;  // bytes; default config::kDefaultStackSize
+  std::optional<Scalar> cpu;         // home worker hint, for placement policies
+};
+
+// `process.port`, `process[i].port`: one side of a channel declaration.
+struct PortRef {
+  std::string process;
+  std::optional<Scalar> replica;  // an index into the replicas; negative counts from the end
+  std::string port;
+  Location where;
+};
+
+struct ChannelDecl {
+  PortRef from;
+  PortRef to;
+  Location where;
+  std::optional<Scalar> capacity;  // default 1
+  std::optional<Scalar> shift;     // replica i connects to replica (i + shift)
+  std::optional<Scalar> wrap;      // with shift: wrap around (a ring, default) or not (a chain)
+  std::optional<Scalar> count;     // channels between two array ports; default 1
+};
+
+struct Topology {
+  std::string file;
+  std::string name;
+  std::vector<ParamDecl> params;
+  std::vector<ProcessDecl> processes;
+  std::vector<ChannelDecl> channels;
+};
+
+}  // namespace kpn

@@ -1,0 +1,63 @@
+#include "networks/work.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+
+namespace kpn::work {
+namespace {
+std::atomic<double> g_t0{0};
+std::mutex g_mutex;
+}  // namespace
+
+std::uint64_t spin(std::uint64_t iterations, std::uint64_t seed) noexcept {
+  // The divisor is read through a volatile so the compiler cannot turn the division into a multiplication.
+  volatile std::uint64_t divisor_source = 3;
+  const std::uint64_t divisor = divisor_source;
+  std::uint64_t x = seed | 0x8000000000000000ull;
+  for (std::uint64_t i = 0; i < iterations; ++i) x = x / divisor + 0x5555555555555555ull + i;
+  return x;
+}
+
+double measure_iterations_per_second() {
+  using clock = std::chrono::steady_clock;
+  std::uint64_t n = 1 << 16;
+  double best = 0;
+  // Grow the round until it lasts 10 ms, then keep the fastest of five: the least disturbed one.
+  for (int round = 0; round < 5;) {
+    const auto start = clock::now();
+    volatile std::uint64_t sink = spin(n, static_cast<std::uint64_t>(round));
+    (void)sink;
+    const double s = std::chrono::duration<double>(clock::now() - start).count();
+    if (s < 0.01) {
+      n *= 2;
+      continue;
+    }
+    best = std::max(best, static_cast<double>(n) / s);
+    ++round;
+  }
+  return best;
+}
+
+double iterations_per_second() {
+  double t0 = g_t0.load(std::memory_order_acquire);
+  if (t0 > 0) return t0;
+  std::lock_guard g(g_mutex);
+  t0 = g_t0.load(std::memory_order_acquire);
+  if (t0 > 0) return t0;
+  t0 = measure_iterations_per_second();
+  g_t0.store(t0, std::memory_order_release);
+  return t0;
+}
+
+double known_iterations_per_second() noexcept { return g_t0.load(std::memory_order_acquire); }
+
+void set_iterations_per_second(double t0) { g_t0.store(t0, std::memory_order_release); }
+
+std::uint64_t iterations_for_us(double microseconds) {
+  if (microseconds <= 0) return 0;
+  return static_cast<std::uint64_t>(microseconds * 1e-6 * iterations_per_second() + 0.5);
+}
+
+}  // namespace kpn::work

@@ -1,0 +1,237 @@
+#include "networks/yaml_loader.hpp"
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "networks/suggest.hpp"
+#include "networks/topology_error.hpp"
+
+namespace kpn {
+namespace {
+
+const std::vector<std::string> kTopKeys = {"network", "description", "params", "processes", "channels"};
+const std::vector<std::string> kProcessKeys = {"kind", "args", "replicas", "stack_size", "cpu"};
+const std::vector<std::string> kChannelKeys = {"from", "to", "capacity", "shift", "wrap", "count"};
+
+class Loader {
+ public:
+  explicit Loader(std::string file) : file_(std::move(file)) {}
+
+  Topology load(std::string_view text) {
+    Topology t;
+    t.file = file_;
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+      diags_.error(at(e.mark), "malformed YAML: " + e.msg);
+      diags_.throw_if_any();
+    }
+    if (!root.IsMap()) {
+      diags_.error(root.IsDefined() ? at(root.Mark()) : Location{file_, 1, 1},
+                   "expected a map with keys 'network', 'params', 'processes' and 'channels'");
+      diags_.throw_if_any();
+    }
+    check_keys(root, kTopKeys, "top level");
+    if (auto n = root["network"]) {
+      if (auto s = scalar(n, "'network'")) t.name = s->text;
+    } else {
+      diags_.error(at(root.Mark()), "missing key 'network' (the network's name)");
+    }
+    if (auto d = root["description"]) scalar(d, "'description'");
+    if (auto p = root["params"]) load_params(p, t);
+    if (auto p = root["processes"]) {
+      load_processes(p, t);
+    } else {
+      diags_.error(at(root.Mark()), "missing key 'processes'");
+    }
+    if (auto c = root["channels"]) load_channels(c, t);
+    diags_.throw_if_any();
+    return t;
+  }
+
+ private:
+  Location at(const YAML::Mark& m) const {
+    if (m.is_null()) return Location{file_, 0, 0};
+    return Location{file_, m.line + 1, m.column + 1};
+  }
+
+  void check_keys(const YAML::Node& map, const std::vector<std::string>& valid, const std::string& where) {
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      if (!kv.first.IsScalar()) {
+        diags_.error(at(kv.first.Mark()), fmt::format("{}: keys must be plain names", where));
+        continue;
+      }
+      const std::string key = kv.first.Scalar();
+      if (!seen.insert(key).second) {
+        diags_.error(at(kv.first.Mark()), fmt::format("{}: key '{}' appears twice", where, key));
+      }
+      if (std::find(valid.begin(), valid.end(), key) == valid.end()) {
+        diags_.error(at(kv.first.Mark()), fmt::format("{}: unknown key '{}'{}; valid keys: {}", where, key,
+                                                      did_you_mean(key, valid), fmt::join(valid, ", ")));
+      }
+    }
+  }
+
+  std::optional<Scalar> scalar(const YAML::Node& n, const std::string& what) {
+    if (!n.IsScalar()) {
+      diags_.error(at(n.Mark()), fmt::format("{} must be a single value, not a {}", what,
+                                             n.IsMap() ? "map" : n.IsSequence() ? "list" : "null"));
+      return std::nullopt;
+    }
+    return Scalar{n.Scalar(), at(n.Mark())};
+  }
+
+  static bool valid_name(const std::string& s) {
+    static const std::regex re("[A-Za-z_][A-Za-z0-9_.-]*");
+    return std::regex_match(s, re);
+  }
+
+  void load_params(const YAML::Node& node, Topology& t) {
+    if (!node.IsMap()) {
+      diags_.error(at(node.Mark()), "'params' must be a map of names to default values");
+      return;
+    }
+    std::set<std::string> seen;
+    for (const auto& kv : node) {
+      const std::string name = kv.first.Scalar();
+      if (!valid_name(name)) diags_.error(at(kv.first.Mark()), fmt::format("'{}' is not a valid parameter name", name));
+      if (!seen.insert(name).second) {
+        diags_.error(at(kv.first.Mark()), fmt::format("parameter '{}' is defined twice", name));
+        continue;
+      }
+      if (auto s = scalar(kv.second, fmt::format("parameter '{}'", name))) {
+        if (s->is_param()) {
+          diags_.error(s->where, fmt::format("parameter '{}': a default cannot refer to another parameter", name));
+        }
+        t.params.push_back(ParamDecl{name, *s});
+      }
+    }
+  }
+
+  void load_processes(const YAML::Node& node, Topology& t) {
+    if (!node.IsMap()) {
+      diags_.error(at(node.Mark()), "'processes' must be a map of process names to their settings");
+      return;
+    }
+    std::set<std::string> seen;
+    for (const auto& kv : node) {
+      const std::string name = kv.first.Scalar();
+      const Location where = at(kv.first.Mark());
+      if (!valid_name(name) || name.find('.') != std::string::npos) {
+        diags_.error(where, fmt::format("'{}' is not a valid process name (letters, digits, '_' and '-')", name));
+      }
+      if (!seen.insert(name).second) {
+        diags_.error(where, fmt::format("duplicate process name '{}'", name));
+        continue;
+      }
+      const YAML::Node& body = kv.second;
+      if (!body.IsMap()) {
+        diags_.error(at(body.Mark()), fmt::format("process '{}' must be a map with at least 'kind'", name));
+        continue;
+      }
+      check_keys(body, kProcessKeys, fmt::format("process '{}'", name));
+      ProcessDecl p;
+      p.name = name;
+      p.where = where;
+      if (auto k = body["kind"]) {
+        if (auto s = scalar(k, fmt::format("process '{}': 'kind'", name))) p.kind = *s;
+      } else {
+        diags_.error(where, fmt::format("process '{}': missing key 'kind'", name));
+      }
+      if (auto a = body["args"]) {
+        if (!a.IsMap()) {
+          diags_.error(at(a.Mark()), fmt::format("process '{}': 'args' must be a map of argument names to values", name));
+        } else {
+          for (const auto& arg : a) {
+            const std::string an = arg.first.Scalar();
+            if (p.args.count(an) != 0) {
+              diags_.error(at(arg.first.Mark()), fmt::format("process '{}': argument '{}' given twice", name, an));
+              continue;
+            }
+            if (auto s = scalar(arg.second, fmt::format("process '{}': argument '{}'", name, an))) {
+              p.args.emplace(an, *s);
+              p.arg_keys.emplace(an, at(arg.first.Mark()));
+            }
+          }
+        }
+      }
+      if (auto r = body["replicas"]) p.replicas = scalar(r, fmt::format("process '{}': 'replicas'", name));
+      if (auto s = body["stack_size"]) p.stack_size = scalar(s, fmt::format("process '{}': 'stack_size'", name));
+      if (auto c = body["cpu"]) p.cpu = scalar(c, fmt::format("process '{}': 'cpu'", name));
+      t.processes.push_back(std::move(p));
+    }
+  }
+
+  std::optional<PortRef> port_ref(const YAML::Node& n, const char* side) {
+    auto s = scalar(n, fmt::format("channel '{}'", side));
+    if (!s) return std::nullopt;
+    // process.port | process[index].port
+    static const std::regex re(R"(([A-Za-z_][A-Za-z0-9_-]*)(?:\[\s*(-?[0-9]+|\$[A-Za-z_][A-Za-z0-9_.-]*)\s*\])?\.([A-Za-z_][A-Za-z0-9_-]*))");
+    std::smatch m;
+    if (!std::regex_match(s->text, m, re)) {
+      diags_.error(s->where, fmt::format("channel '{}': expected 'process.port' or 'process[index].port', got '{}'",
+                                         side, s->text));
+      return std::nullopt;
+    }
+    PortRef r;
+    r.process = m[1];
+    if (m[2].matched) r.replica = Scalar{m[2], s->where};
+    r.port = m[3];
+    r.where = s->where;
+    return r;
+  }
+
+  void load_channels(const YAML::Node& node, Topology& t) {
+    if (!node.IsSequence()) {
+      diags_.error(at(node.Mark()), "'channels' must be a list of {from: process.port, to: process.port, ...}");
+      return;
+    }
+    for (const auto& c : node) {
+      if (!c.IsMap()) {
+        diags_.error(at(c.Mark()), "a channel must be a map with 'from' and 'to'");
+        continue;
+      }
+      check_keys(c, kChannelKeys, "channel");
+      ChannelDecl d;
+      d.where = at(c.Mark());
+      std::optional<PortRef> from, to;
+      if (auto f = c["from"]) from = port_ref(f, "from");
+      else diags_.error(d.where, "channel: missing key 'from'");
+      if (auto f = c["to"]) to = port_ref(f, "to");
+      else diags_.error(d.where, "channel: missing key 'to'");
+      if (auto v = c["capacity"]) d.capacity = scalar(v, "channel 'capacity'");
+      if (auto v = c["shift"]) d.shift = scalar(v, "channel 'shift'");
+      if (auto v = c["wrap"]) d.wrap = scalar(v, "channel 'wrap'");
+      if (auto v = c["count"]) d.count = scalar(v, "channel 'count'");
+      if (from && to) {
+        d.from = std::move(*from);
+        d.to = std::move(*to);
+        t.channels.push_back(std::move(d));
+      }
+    }
+  }
+
+  std::string file_;
+  Diagnostics diags_;
+};
+
+}  // namespace
+
+Topology parse_topology(std::string_view yaml, const std::string& file) { return Loader(file).load(yaml); }
+
+Topology load_topology_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw TopologyError({Diagnostic{Location{path, 0, 0}, "cannot open the file"}});
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_topology(ss.str(), path);
+}
+
+}  // namespace kpn

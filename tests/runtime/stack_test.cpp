@@ -1,0 +1,192 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstddef>
+#include <stdexcept>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <kpn.hpp>
+#include "runtime/config.hpp"
+#include "runtime/stack_pool.hpp"
+
+#include "support.hpp"
+#include "tracked.hpp"
+
+using kpn::test::Census;
+using kpn::test::Tracked;
+
+namespace {
+
+constexpr std::size_t kKiB = 1024;
+constexpr std::size_t kMiB = 1024 * kKiB;
+
+// Puts `kBytes` of stack to use, every page of it, and returns something that depends on all of it.
+template <std::size_t kBytes>
+[[gnu::noinline]] long use_stack() {
+  volatile unsigned char buffer[kBytes];
+  for (std::size_t i = 0; i < kBytes; i += 256) buffer[i] = static_cast<unsigned char>(i >> 8);
+  long sum = 0;
+  for (std::size_t i = 0; i < kBytes; i += 256) sum += buffer[i];
+  return sum;
+}
+
+// Forks a child that writes one byte at `where`; returns its wait status.
+int status_of_child_writing(volatile char* where) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::signal(SIGSEGV, SIG_DFL);  // die of the fault itself, not through Catch2's handler
+    std::signal(SIGBUS, SIG_DFL);
+    *where = 1;
+    ::_exit(0);
+  }
+  REQUIRE(pid > 0);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  return status;
+}
+
+}  // namespace
+
+TEST_CASE("a process given a 1 MiB stack can use 900 KiB of it", "[runtime]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    long sum = -1;  // written by the process only, read after run()
+    kpn::Network net;
+    net.process("deep", [&sum] { sum = use_stack<900 * kKiB>(); }, kpn::ProcessOptions{.stack_size = 1 * kMiB});
+    kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    REQUIRE(sum > 0);
+  }
+}
+
+TEST_CASE("spawning a process with a stack below the minimum throws invalid_argument in the spawner",
+          "[runtime]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    Census census;
+    bool rejected_small = false, rejected_large = false;  // written by "parent" only
+    std::atomic<bool> ran{false};
+    kpn::Network net;
+    net.process("parent", [&] {
+      try {
+        kpn::spawn("tiny", [&ran, t = Tracked(census)] { ran = true; },
+                   {.stack_size = kpn::config::kMinStackSize - 1});
+      } catch (const std::invalid_argument&) {
+        rejected_small = true;
+      }
+      try {
+        kpn::spawn("huge", [&ran, t = Tracked(census)] { ran = true; },
+                   {.stack_size = kpn::config::kMaxStackSize + 1});
+      } catch (const std::invalid_argument&) {
+        rejected_large = true;
+      }
+    });
+    kpn::RunReport report = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    REQUIRE(rejected_small);
+    REQUIRE(rejected_large);
+    REQUIRE_FALSE(ran.load());
+    REQUIRE(census.alive() == 0);
+    REQUIRE(report.processes == 1);
+  }
+}
+
+TEST_CASE("a process that spawns with a too small stack and does not catch it fails the run", "[runtime]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    net.process("parent", [] { kpn::spawn("tiny", [] {}, {.stack_size = 1 * kKiB}); });
+    try {
+      kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+      FAIL("run() returned normally");
+    } catch (const kpn::ProcessFailed& e) {
+      REQUIRE(e.process() == "parent");
+      REQUIRE_THROWS_AS(std::rethrow_exception(e.cause()), std::invalid_argument);
+    }
+  }
+}
+
+TEST_CASE("an initial process with a too small stack is rejected before anything runs, leaking nothing",
+          "[runtime]") {
+  // Either Network::process or Runtime::run may reject it; what matters is invalid_argument, no process
+  // body run, and every capture of every initial process destroyed.
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    Census census;
+    std::atomic<int> ran{0};
+    {
+      kpn::Network net;
+      bool rejected = false;
+      try {
+        net.process("fine-before", [&ran, t = Tracked(census)] { ran.fetch_add(1); });
+        net.process("tiny", [&ran, t = Tracked(census)] { ran.fetch_add(1); }, {.stack_size = 1 * kKiB});
+        net.process("fine-after", [&ran, t = Tracked(census)] { ran.fetch_add(1); });
+        kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+      } catch (const std::invalid_argument&) {
+        rejected = true;
+      }
+      REQUIRE(rejected);
+    }
+    REQUIRE(ran.load() == 0);
+    REQUIRE(census.alive() == 0);
+  }
+}
+
+TEST_CASE("the stack pool hands a freed stack out again for the same size", "[runtime]") {
+  kpn::StackPool pool(2);
+  SECTION("through a worker's cache") {
+    const auto a = pool.allocate(64 * kKiB, 0);
+    pool.deallocate(a, 0);
+    const auto b = pool.allocate(64 * kKiB, 0);
+    REQUIRE(b.sp == a.sp);
+    REQUIRE(b.size == a.size);
+    pool.deallocate(b, 0);
+  }
+  SECTION("through the shared list, from a thread that is not a worker") {
+    const auto a = pool.allocate(64 * kKiB, -1);
+    pool.deallocate(a, -1);
+    const auto b = pool.allocate(64 * kKiB, -1);
+    REQUIRE(b.sp == a.sp);
+    pool.deallocate(b, -1);
+  }
+  SECTION("not for another size") {
+    const auto a = pool.allocate(64 * kKiB, 0);
+    pool.deallocate(a, 0);
+    const auto b = pool.allocate(128 * kKiB, 0);
+    REQUIRE(b.sp != a.sp);
+    REQUIRE(b.size == 128 * kKiB);
+    pool.deallocate(b, 0);
+  }
+}
+
+TEST_CASE("the stack pool rounds sizes up to whole pages", "[runtime]") {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  REQUIRE(kpn::StackPool::round_size(1) == page);
+  REQUIRE(kpn::StackPool::round_size(page) == page);
+  REQUIRE(kpn::StackPool::round_size(page + 1) == 2 * page);
+  kpn::StackPool pool(1);
+  const auto sc = pool.allocate(20 * kKiB + 1, 0);
+  REQUIRE(sc.size % page == 0);
+  REQUIRE(sc.size >= 20 * kKiB + 1);
+  pool.deallocate(sc, 0);
+}
+
+TEST_CASE("a guarded stack faults on the byte below it and not on its lowest usable byte", "[runtime]") {
+  kpn::StackPool pool(1);
+  const auto sc = pool.allocate(64 * kKiB, 0);
+  if (pool.guarded_stacks() == 0) {
+    WARN("vm.max_map_count leaves no room for guarded stacks here; nothing to check");
+    return;
+  }
+  auto* top = static_cast<volatile char*>(sc.sp);
+  // The lowest usable byte is writable.
+  const int ok = status_of_child_writing(top - sc.size);
+  REQUIRE(WIFEXITED(ok));
+  REQUIRE(WEXITSTATUS(ok) == 0);
+  // One byte lower is the guard page.
+  const int faulted = status_of_child_writing(top - sc.size - 1);
+  REQUIRE(WIFSIGNALED(faulted));
+  REQUIRE(WTERMSIG(faulted) == SIGSEGV);
+  pool.deallocate(sc, 0);
+}
