@@ -21,7 +21,28 @@ ChannelSnapshot ChannelBase::snapshot() const {
   s.closed = closed_;
   if (reader_waiting_ != nullptr) s.reader_waiting = reader_waiting_->name();
   if (writer_waiting_ != nullptr) s.writer_waiting = writer_waiting_->name();
+  s.writer = writer_name_;
+  s.reader = reader_name_;
   return s;
+}
+
+void ChannelBase::grow(std::size_t new_capacity) {
+  lock_.lock();
+  if (new_capacity > capacity()) capacity_.store(new_capacity, std::memory_order_relaxed);
+  Process* writer = std::exchange(writer_waiting_, nullptr);
+  lock_.unlock();
+  if (writer != nullptr) unblock(writer);
+}
+
+void ChannelBase::set_endpoint_names(std::string writer, std::string reader) {
+  std::lock_guard g(lock_);
+  writer_name_ = std::move(writer);
+  reader_name_ = std::move(reader);
+}
+
+void ChannelBase::record_endpoint_user(bool writer_side, const std::string& process) {
+  std::lock_guard g(lock_);
+  (writer_side ? writer_name_ : reader_name_) = process;
 }
 
 void ChannelBase::close() noexcept {
@@ -58,13 +79,16 @@ void register_with_current_run(std::shared_ptr<ChannelView> channel) {
   if (Process* self = current_process()) self->run_state().register_channel(std::move(channel));
 }
 
-void EndpointOwner::check_slow(Process* self, const std::string& channel, const char* side) {
+void EndpointOwner::check_slow(Process* self, ChannelBase& ch, bool writer_side) {
+  const std::string& channel = ch.name();
+  const char* side = writer_side ? "writer" : "reader";
   if (self == nullptr) {
     throw ChannelMisuse(fmt::format("channel '{}': the {} may only be used from a kpn process", channel, side));
   }
   if (id_ == 0) {
     id_ = self->id();
     name_ = self->name();
+    ch.record_endpoint_user(writer_side, name_);
     return;
   }
   throw ChannelMisuse(fmt::format("channel '{}': process '{}' used the {} that belongs to process '{}' (a channel has "

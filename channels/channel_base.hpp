@@ -35,6 +35,12 @@ class ChannelBase : public ChannelView {
   void close() noexcept;
   // Called when the reader endpoint goes away: a blocked or later write throws BrokenChannel.
   void detach_reader() noexcept;
+  void grow(std::size_t new_capacity) override;
+
+  // The processes at each end, for deadlock reports: declared by whoever builds the network, or recorded
+  // when an endpoint is first used.
+  void set_endpoint_names(std::string writer, std::string reader);
+  void record_endpoint_user(bool writer_side, const std::string& process);
 
  protected:
   // Size of the buffer; the caller holds lock_.
@@ -45,6 +51,8 @@ class ChannelBase : public ChannelView {
   Process* writer_waiting_ = nullptr;
   bool closed_ = false;
   bool reader_gone_ = false;
+  std::string writer_name_;
+  std::string reader_name_;
   // Changed under lock_ only; atomic so that reports may read them without it.
   std::atomic<std::size_t> capacity_;
   std::atomic<std::uint64_t> messages_{0};

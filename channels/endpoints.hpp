@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "channels/channel_base.hpp"
 #include "channels/errors.hpp"
 #include "runtime/current.hpp"
 #include "runtime/process.hpp"
@@ -31,14 +32,14 @@ class EndpointOwner {
     return *this;
   }
   // Binds on first use; throws ChannelMisuse if the caller is not a process or not the bound one.
-  void check(const std::string& channel, const char* side) {
+  void check(ChannelBase& channel, bool writer_side) {
     Process* self = current_process();
     if (self != nullptr && self->id() == id_) return;
-    check_slow(self, channel, side);
+    check_slow(self, channel, writer_side);
   }
 
  private:
-  void check_slow(Process* self, const std::string& channel, const char* side);
+  void check_slow(Process* self, ChannelBase& channel, bool writer_side);
   ProcessId id_ = 0;
   std::string name_;
 };
@@ -63,7 +64,7 @@ class Writer {
 
   // Blocks while the channel is full. Throws ChannelClosed after close(), BrokenChannel if the reader is gone.
   void write(T value) {
-    owner_.check(channel_->name(), "writer");
+    owner_.check(*channel_, true);
     channel_->write(std::move(value));
   }
   // Ends the stream; the reader drains what was written, then sees end-of-stream. Idempotent.
@@ -100,7 +101,7 @@ class Reader {
 
   // Blocks while the channel is empty and open; std::nullopt once it is closed and drained.
   std::optional<T> read() {
-    owner_.check(channel_->name(), "reader");
+    owner_.check(*channel_, false);
     return channel_->read();
   }
   explicit operator bool() const noexcept { return channel_ != nullptr; }

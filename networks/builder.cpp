@@ -16,6 +16,7 @@ Network build_network(const ResolvedNetwork& resolved, ResultSink& results) {
     const MessageType* type = find_message_type(c.type);
     if (type == nullptr) throw std::logic_error(fmt::format("channel '{}': unregistered message type '{}'", c.name, c.type));
     channels.push_back(type->make_channel(c.name, c.capacity));
+    channels.back()->set_endpoint_names(resolved.processes[c.from].name, resolved.processes[c.to].name);
     net.add_channel(channels.back());
   }
   for (const auto& p : resolved.processes) {

@@ -16,7 +16,7 @@ class Process;
 // under `lock`) can never resume a process that is still on its stack. Returns, without `lock`, after
 // someone called unblock() on it. While the network stops it throws detail::Cancelled instead, with `lock`
 // released and `slot` cleared.
-void park(BusyWaitMutex& lock, Process*& slot, const ChannelView& channel, WaitDirection direction);
+void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirection direction);
 
 // Makes a parked process runnable. Precondition: the caller took `p` out of its waiter slot under the
 // slot's lock (it owns `p` now). Call it after releasing that lock: it may touch scheduler queues. While the

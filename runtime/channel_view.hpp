@@ -17,6 +17,8 @@ struct ChannelSnapshot {
   bool closed = false;
   std::string reader_waiting;   // name of the process blocked reading, empty if none
   std::string writer_waiting;   // name of the process blocked writing, empty if none
+  std::string writer;           // the process that writes it, if known (declared or seen), else empty
+  std::string reader;           // the process that reads it, if known, else empty
 };
 
 class ChannelView {
@@ -25,6 +27,9 @@ class ChannelView {
   virtual const std::string& name() const noexcept = 0;
   // A consistent copy of the channel's state, taken under its lock.
   virtual ChannelSnapshot snapshot() const = 0;
+  // Resolves an artificial deadlock (Parks' rule): raises the capacity to `new_capacity` and wakes the
+  // writer blocked on it. Called by the runtime only while no process runs.
+  virtual void grow(std::size_t new_capacity) = 0;
 };
 
 }  // namespace kpn

@@ -30,20 +30,30 @@ ProcessFailed::ProcessFailed(std::string process, std::string message, std::exce
       cause_(std::move(cause)) {}
 
 namespace {
-std::string describe(const std::vector<DeadlockError::Blocked>& blocked) {
+std::string describe(const std::vector<DeadlockError::Blocked>& blocked, const std::vector<std::string>& cycle,
+                     const std::string& note) {
   std::string s = fmt::format("deadlock: all {} remaining processes are blocked", blocked.size());
   for (const auto& b : blocked) {
     if (b.direction == WaitDirection::None) {
       s += fmt::format("\n  '{}' is blocked", b.process);
-    } else {
-      s += fmt::format("\n  '{}' waits to {} channel '{}'", b.process, to_string(b.direction), b.channel);
+      continue;
+    }
+    s += fmt::format("\n  '{}' waits to {} channel '{}'", b.process, to_string(b.direction), b.channel);
+    if (!b.counterpart.empty()) {
+      s += fmt::format(" ({} by '{}')", b.direction == WaitDirection::Read ? "written" : "read", b.counterpart);
     }
   }
+  if (!cycle.empty()) {
+    s += "\n  cycle: ";
+    for (const auto& p : cycle) s += "'" + p + "' -> ";
+    s += "'" + cycle.front() + "'";
+  }
+  if (!note.empty()) s += "\n  " + note;
   return s;
 }
 }  // namespace
 
-DeadlockError::DeadlockError(std::vector<Blocked> blocked)
-    : RunError(describe(blocked), nullptr), blocked_(std::move(blocked)) {}
+DeadlockError::DeadlockError(std::vector<Blocked> blocked, std::vector<std::string> cycle, std::string note)
+    : RunError(describe(blocked, cycle, note), nullptr), blocked_(std::move(blocked)), cycle_(std::move(cycle)) {}
 
 }  // namespace kpn

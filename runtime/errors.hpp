@@ -46,12 +46,17 @@ class DeadlockError : public RunError {
     std::string process;
     std::string channel;
     WaitDirection direction = WaitDirection::None;
+    std::string counterpart;  // the process at the channel's other end, if known
   };
-  explicit DeadlockError(std::vector<Blocked> blocked);
+  // `cycle`: processes that wait for each other in a ring (each for the next, the last for the first),
+  // empty if none was found. `note`: an extra line, such as why the deadlock could not be resolved.
+  DeadlockError(std::vector<Blocked> blocked, std::vector<std::string> cycle, std::string note);
   const std::vector<Blocked>& blocked() const noexcept { return blocked_; }
+  const std::vector<std::string>& cycle() const noexcept { return cycle_; }
 
  private:
   std::vector<Blocked> blocked_;
+  std::vector<std::string> cycle_;
 };
 
 }  // namespace kpn

@@ -68,7 +68,7 @@ void Process::switch_to_worker(SwitchReason why) {
   worker_ = std::move(worker_).resume();
 }
 
-void park(BusyWaitMutex& lock, Process*& slot, const ChannelView& channel, WaitDirection direction) {
+void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirection direction) {
   Process* self = current_process();
   assert(self != nullptr && "park() outside a process");
   assert(slot == nullptr && "a channel side has one waiter at most");

@@ -63,13 +63,13 @@ class Process {
 
   // What the process waits for while BLOCKED, for deadlock reports. Written by the process under the
   // channel lock before it parks.
-  const ChannelView* wait_channel = nullptr;
+  ChannelView* wait_channel = nullptr;
   WaitDirection wait_direction = WaitDirection::None;
 
  private:
   friend class Worker;
   friend class RunState;
-  friend void park(BusyWaitMutex&, Process*&, const ChannelView&, WaitDirection);
+  friend void park(BusyWaitMutex&, Process*&, ChannelView&, WaitDirection);
   friend void yield_for_lock();
   friend void yield();
   friend void unblock(Process*);

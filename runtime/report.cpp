@@ -42,6 +42,7 @@ std::string RunReport::to_json(bool details, const std::vector<std::pair<std::st
                    cpus, wall_s, processes, messages);
   s += fmt::format("\"context_switches\":{},\"steal_attempts\":{},\"steals\":{},\"steal_attempts_per_s\":{:.6g},",
                    context_switches, steal_attempts, steals, steal_attempts_per_s);
+  s += fmt::format("\"deadlocks_resolved\":{},", deadlocks_resolved);
   s += "\"workers\":[";
   for (std::size_t i = 0; i < workers.size(); ++i) {
     const auto& w = workers[i];
@@ -73,6 +74,7 @@ std::string RunReport::summary() const {
   std::string s = fmt::format("{} on {} cpus: {:.6f} s wall, {} processes, {} messages, {} context switches\n",
                               scheduler, cpus, wall_s, processes, messages, context_switches);
   s += fmt::format("steal attempts: {} ({:.3g}/s), steals: {}\n", steal_attempts, steal_attempts_per_s, steals);
+  if (deadlocks_resolved != 0) s += fmt::format("artificial deadlocks resolved: {}\n", deadlocks_resolved);
   for (const auto& w : workers) {
     s += fmt::format("  worker {} (pu {}): busy {:.1f}%, {} switches, {} steal attempts\n", w.index, w.pu,
                      wall_s > 0 ? 100.0 * w.busy_s / wall_s : 0.0, w.context_switches, w.steal_attempts);

@@ -42,6 +42,7 @@ struct RunReport {
   std::uint64_t steal_attempts = 0;
   std::uint64_t steals = 0;
   double steal_attempts_per_s = 0;
+  std::uint64_t deadlocks_resolved = 0;  // artificial deadlocks resolved by growing a channel
   std::vector<WorkerReport> workers;
   std::vector<ProcessReport> process_details;
   std::vector<ChannelReport> channels;

@@ -8,6 +8,7 @@
 
 #include "runtime/current.hpp"
 #include "runtime/cycle_clock.hpp"
+#include "runtime/deadlock.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/log.hpp"
 #include "runtime/process.hpp"
@@ -17,10 +18,11 @@
 
 namespace kpn {
 
-RunState::RunState(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology)
+RunState::RunState(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity)
     : scheduler_(scheduler),
       topology_(topology),
       pus_(std::move(pus)),
+      max_capacity_(max_capacity),
       stacks_(static_cast<unsigned>(pus_.size())) {
   workers_.reserve(pus_.size());
   for (std::size_t i = 0; i < pus_.size(); ++i) {
@@ -140,17 +142,27 @@ void RunState::on_quiescent() {
     request_stop();
     return;
   }
-  std::vector<DeadlockError::Blocked> blocked;
+  std::vector<BlockedProcess> blocked;
   {
     std::lock_guard g(registry_mutex_);
     for (Process* p = registry_head_; p != nullptr; p = p->reg_next_) {
-      blocked.push_back({p->name(), p->wait_channel != nullptr ? p->wait_channel->name() : std::string(),
-                         p->wait_direction});
+      blocked.push_back({p->name(), p->wait_channel, p->wait_direction});
     }
   }
   // Newest first in the registry; report in creation order.
   std::reverse(blocked.begin(), blocked.end());
-  fail(std::make_unique<DeadlockError>(std::move(blocked)));
+  const Growth growth = choose_growth(blocked, max_capacity_);
+  if (growth.channel != nullptr) {
+    // The first resolution is worth a warning; a network that needs it usually needs it again and again,
+    // so the rest go to debug level and the count to the report.
+    log().log(deadlocks_resolved_ == 0 ? spdlog::level::warn : spdlog::level::debug,
+              "artificial deadlock resolved: channel '{}' grown from {} to {} messages{}", growth.channel->name(),
+              growth.from, growth.to, deadlocks_resolved_ == 0 ? " (further resolutions are logged at debug level)" : "");
+    ++deadlocks_resolved_;
+    growth.channel->grow(growth.to);  // wakes its writer: the network goes on
+    return;
+  }
+  fail(std::make_unique<DeadlockError>(describe_deadlock(blocked, growth.refused)));
 }
 
 void RunState::unwind_remaining() {
@@ -206,6 +218,7 @@ RunReport RunState::build_report(double wall_s, std::uint64_t ticks) {
     }
   }
   r.processes = next_id_.load() - 1;
+  r.deadlocks_resolved = deadlocks_resolved_;
   r.compute_totals();
   return r;
 }

@@ -9,7 +9,9 @@
 // which itself counts as active) and lowered only after a process has left the CPU (parked or exited).
 // So active reaches 0 exactly when nothing runs and nothing is queued, and then nothing can change any
 // more (only a running process wakes or spawns others). The worker whose decrement reaches 0 decides:
-// live == 0 means the network finished; otherwise every remaining process is blocked: a deadlock.
+// live == 0 means the network finished; otherwise every remaining process is blocked: a deadlock, which
+// is resolved if it is artificial (deadlock.hpp: a channel grows and its writer wakes, so active is 1
+// again) and otherwise fails the run with a DeadlockError.
 //
 // Stopping (finished, a process failed, or a deadlock) sets `stopping`. Workers finish the process they
 // run and leave their loops; blocking calls and kpn::yield() then throw detail::Cancelled, unblock() does
@@ -41,7 +43,8 @@ class Worker;
 class RunState {
  public:
   // pus[i] is the processing unit worker i is pinned to, or -1 for no pinning.
-  RunState(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology);
+  // max_capacity: the largest capacity Parks' rule may grow a channel to (deadlock.hpp).
+  RunState(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity);
   ~RunState();
   RunState(const RunState&) = delete;
   RunState& operator=(const RunState&) = delete;
@@ -78,6 +81,8 @@ class RunState {
   Scheduler& scheduler_;
   const CpuTopology* topology_;
   std::vector<int> pus_;
+  const std::size_t max_capacity_;
+  std::uint64_t deadlocks_resolved_ = 0;  // touched only in on_quiescent, which never runs twice at once
   std::vector<std::unique_ptr<Worker>> workers_;
   StackPool stacks_;
 

@@ -22,6 +22,8 @@ Runtime::Runtime(RuntimeOptions options, std::unique_ptr<Scheduler> scheduler)
     : topology_(std::make_unique<CpuTopology>()), scheduler_(std::move(scheduler)) {
   if (!scheduler_) throw std::invalid_argument("Runtime: no scheduler");
   scheduler_name_ = std::string(scheduler_->name());
+  if (options.max_capacity == 0) throw std::invalid_argument("max_capacity must be at least 1");
+  max_capacity_ = options.max_capacity;
   place_workers(options);
 }
 
@@ -46,7 +48,7 @@ RunReport Runtime::run(NetworkSpec& network) {
     bool& flag;
     ~Reset() { flag = false; }
   } reset{running_};
-  RunState run(*scheduler_, pus_, topology_.get());
+  RunState run(*scheduler_, pus_, topology_.get(), max_capacity_);
   return run.execute(network);
 }
 

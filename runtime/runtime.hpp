@@ -28,6 +28,9 @@ struct RuntimeOptions {
   std::string scheduler = "ws-last";
   // Pin each worker to its own processing unit with hwloc.
   bool pin = true;
+  // Artificial deadlocks are resolved by doubling the smallest full channel (Parks' rule), up to this
+  // many messages; past it the deadlock is an error. 1 disables growth (every deadlock fails the run).
+  std::size_t max_capacity = std::size_t{1} << 20;
 };
 
 class Runtime {
@@ -54,6 +57,7 @@ class Runtime {
   std::unique_ptr<Scheduler> scheduler_;
   std::string scheduler_name_;
   std::vector<int> pus_;  // per worker: the PU it is pinned to, or -1
+  std::size_t max_capacity_;
   bool running_ = false;
 };
 

@@ -2,6 +2,7 @@
 //
 //   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--set key=value ...] [--stats-json PATH|-]
 //                     [--stats-detail] [--log-level LEVEL] [--validate] [--dot] [--plugin LIB.so ...]
+//                     [--max-capacity N] [--t0 N] [--quiet] [--kinds]
 //
 // Results the network's processes print go to stdout; the run's summary goes to stderr.
 // Exit status: 0 success; 1 the network failed at run time (a process threw, or a deadlock);
@@ -50,6 +51,7 @@ struct Options {
   bool quiet = false;
   std::vector<std::string> plugins;
   double t0 = 0;
+  std::size_t max_capacity = std::size_t{1} << 20;
 };
 
 std::string catalogue() {
@@ -151,7 +153,8 @@ int run(const Options& opt) {
     std::fflush(stdout);
   });
   kpn::Network network = kpn::build_network(resolved, results);
-  kpn::Runtime runtime({.cpus = opt.cpus, .scheduler = opt.scheduler}, std::move(scheduler));
+  kpn::Runtime runtime({.cpus = opt.cpus, .scheduler = opt.scheduler, .max_capacity = opt.max_capacity},
+                       std::move(scheduler));
   try {
     const kpn::RunReport report = runtime.run(network);
     if (!opt.quiet) std::cerr << report.summary();
@@ -186,6 +189,11 @@ int main(int argc, char** argv) {
   app.add_option("--plugin", opt.plugins, "load process kinds from a shared library (repeatable)");
   app.add_option("--t0", opt.t0, "iterations of the work loop per CPU second (default: measured at start)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--max-capacity", opt.max_capacity,
+                 "artificial deadlocks grow the smallest full channel (doubling) up to this many messages; "
+                 "1 turns every deadlock into an error")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
   bool list_kinds = false;
   app.add_flag("--kinds", list_kinds, "describe every process kind (ports, arguments) and exit");
   app.footer(catalogue());

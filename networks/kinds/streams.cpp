@@ -1,6 +1,8 @@
-// Built-in kinds for streams of integers: source, sink, map, split, merge, broadcast, add, prepend.
+// Built-in kinds for streams of integers: source, sink, map, split, merge, ordered-merge, broadcast, add,
+// prepend.
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -125,6 +127,30 @@ KPN_REGISTER_KIND(merge, {
           } else {
             open[i] = false;
             --remaining;
+          }
+        }
+      };
+    }});
+
+KPN_REGISTER_KIND(ordered_merge, {
+    .name = "ordered-merge",
+    .description = "merges ascending input streams into one ascending stream without duplicates "
+                   "(a value present on several inputs is written once)",
+    .ports = {in_array("in", "i64"), out_port("out", "i64")},
+    .args = {},
+    .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
+      return [ins = ctx.inputs<i64>("in"), out = ctx.output<i64>("out")]() mutable {
+        std::vector<std::optional<i64>> head(ins.size());
+        for (std::size_t i = 0; i < ins.size(); ++i) head[i] = ins[i].read();
+        for (;;) {
+          std::optional<i64> least;
+          for (const auto& h : head) {
+            if (h && (!least || *h < *least)) least = h;
+          }
+          if (!least) return;  // every input has ended
+          out.write(*least);
+          for (std::size_t i = 0; i < ins.size(); ++i) {
+            if (head[i] == least) head[i] = ins[i].read();
           }
         }
       };

@@ -30,6 +30,11 @@ namespace {
 constexpr std::size_t kProcesses = 50;
 constexpr std::uint64_t kIds = 50'000;
 constexpr std::uint64_t kMinMessages = 50'000;
+#elif !defined(__OPTIMIZE__)
+// Unoptimised (Debug) builds run about seven times slower: fewer ids, still over a million messages.
+constexpr std::size_t kProcesses = 1000;
+constexpr std::uint64_t kIds = 200'000;
+constexpr std::uint64_t kMinMessages = 1'000'000;
 #else
 constexpr std::size_t kProcesses = 1000;
 constexpr std::uint64_t kIds = 1'000'000;
