@@ -39,6 +39,12 @@ class ProcessFailed : public RunError {
   std::exception_ptr cause_;
 };
 
+// The run was stopped from outside (Runtime::interrupt, typically from a SIGINT handler).
+class Interrupted : public RunError {
+ public:
+  Interrupted() : RunError("interrupted", nullptr) {}
+};
+
 // Every remaining process was blocked and none could be woken.
 class DeadlockError : public RunError {
  public:

@@ -31,7 +31,7 @@ Process::Process(RunState& run, ProcessId id, std::string name, UniqueFunction<v
   tsan_fiber_ = KPN_TSAN_CREATE_FIBER();
   KPN_TSAN_SWITCH_TO(tsan_fiber_);
 #endif
-  context_ = ctx::fiber(std::allocator_arg, PooledStack(run.stacks(), options.stack_size),
+  context_ = ctx::fiber(std::allocator_arg, PooledStack(run.stacks(), options.stack_size, &stack),
                         [this](ctx::fiber&& worker) { return entry(std::move(worker)); });
 #if defined(KPN_TSAN)
   KPN_TSAN_SWITCH_TO(creator);

@@ -61,6 +61,9 @@ class Process {
   std::uint64_t cpu_ticks = 0;
   std::uint64_t switches = 0;
 
+  // The process's stack (top and usable size), for the stack-overflow report. Set at creation.
+  boost::context::stack_context stack;
+
   // What the process waits for while BLOCKED, for deadlock reports. Written by the process under the
   // channel lock before it parks.
   ChannelView* wait_channel = nullptr;

@@ -10,6 +10,7 @@
 #include "runtime/cycle_clock.hpp"
 #include "runtime/deadlock.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/fault_handler.hpp"
 #include "runtime/log.hpp"
 #include "runtime/process.hpp"
 #include "runtime/scheduler.hpp"
@@ -59,6 +60,7 @@ RunReport RunState::execute(NetworkSpec& network) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   unwind_remaining();
+  if (interrupted_.load(std::memory_order_relaxed) && !failure_) failure_ = std::make_unique<Interrupted>();
 
   RunReport report = build_report(wall_s, ticks);
   if (failure_) {
@@ -66,6 +68,7 @@ RunReport RunState::execute(NetworkSpec& network) {
     // Rethrow with the dynamic type preserved.
     if (auto* f = dynamic_cast<ProcessFailed*>(failure_.get())) throw ProcessFailed(*f);
     if (auto* d = dynamic_cast<DeadlockError*>(failure_.get())) throw DeadlockError(*d);
+    if (auto* i = dynamic_cast<Interrupted*>(failure_.get())) throw Interrupted(*i);
     throw RunError(*failure_);
   }
   return report;
@@ -166,6 +169,7 @@ void RunState::on_quiescent() {
 }
 
 void RunState::unwind_remaining() {
+  const AltSignalStack signal_stack;
   Worker teardown(*this, -1, -1);
   detail::set_current_worker(&teardown);
   for (;;) {

@@ -56,6 +56,11 @@ class RunState {
   StackPool& stacks() noexcept { return stacks_; }
   const CpuTopology* topology() const noexcept { return topology_; }
   bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
+  // Stops the run from outside; async-signal-safe.
+  void interrupt() noexcept {
+    interrupted_.store(true, std::memory_order_relaxed);
+    request_stop();
+  }
 
   // Creates a process and hands it to the scheduler. `spawner` is the worker of the spawning process, or
   // nullptr for the initial network.
@@ -87,6 +92,7 @@ class RunState {
   StackPool stacks_;
 
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> interrupted_{false};
   alignas(64) std::atomic<std::int64_t> live_{0};
   alignas(64) std::atomic<std::int64_t> active_{0};
   alignas(64) std::atomic<std::uint64_t> next_id_{1};

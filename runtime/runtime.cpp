@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/fault_handler.hpp"
 #include "runtime/log.hpp"
 #include "runtime/pinning.hpp"
 #include "runtime/run_state.hpp"
@@ -22,6 +23,7 @@ Runtime::Runtime(RuntimeOptions options, std::unique_ptr<Scheduler> scheduler)
     : topology_(std::make_unique<CpuTopology>()), scheduler_(std::move(scheduler)) {
   if (!scheduler_) throw std::invalid_argument("Runtime: no scheduler");
   scheduler_name_ = std::string(scheduler_->name());
+  install_fault_handler();
   if (options.max_capacity == 0) throw std::invalid_argument("max_capacity must be at least 1");
   max_capacity_ = options.max_capacity;
   place_workers(options);
@@ -41,6 +43,10 @@ void Runtime::place_workers(const RuntimeOptions& options) {
   for (unsigned i = 0; i < n; ++i) pus_.push_back(options.pin ? pus[i % pus.size()] : -1);
 }
 
+void Runtime::interrupt() noexcept {
+  if (RunState* run = current_run_.load(std::memory_order_acquire)) run->interrupt();
+}
+
 RunReport Runtime::run(NetworkSpec& network) {
   if (running_) throw std::logic_error("Runtime::run: this runtime is already running a network");
   running_ = true;
@@ -49,6 +55,11 @@ RunReport Runtime::run(NetworkSpec& network) {
     ~Reset() { flag = false; }
   } reset{running_};
   RunState run(*scheduler_, pus_, topology_.get(), max_capacity_);
+  current_run_.store(&run, std::memory_order_release);
+  struct Unpublish {
+    std::atomic<RunState*>& slot;
+    ~Unpublish() { slot.store(nullptr, std::memory_order_release); }
+  } unpublish{current_run_};
   return run.execute(network);
 }
 

@@ -7,6 +7,7 @@
 //   kpn::Runtime rt({.cpus = 2, .scheduler = "ws-last"});
 //   kpn::RunReport report = rt.run(network);   // throws ProcessFailed or DeadlockError
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 namespace kpn {
 
 class CpuTopology;
+class RunState;
 
 struct RuntimeOptions {
   // Workers (kernel threads). 0: one per processing unit this program may use. More than that is allowed
@@ -47,6 +49,11 @@ class Runtime {
   // remaining process blocked; both carry the report. Not reentrant: one run at a time per Runtime.
   RunReport run(NetworkSpec& network);
 
+  // Stops the running network, if any: workers finish the process they run, every other process is
+  // unwound, and run() throws Interrupted with the report so far. Async-signal-safe (one atomic load
+  // and two stores), so a SIGINT handler may call it.
+  void interrupt() noexcept;
+
   unsigned cpus() const noexcept { return static_cast<unsigned>(pus_.size()); }
   const std::string& scheduler_name() const noexcept { return scheduler_name_; }
 
@@ -59,6 +66,7 @@ class Runtime {
   std::vector<int> pus_;  // per worker: the PU it is pinned to, or -1
   std::size_t max_capacity_;
   bool running_ = false;
+  std::atomic<RunState*> current_run_{nullptr};
 };
 
 }  // namespace kpn

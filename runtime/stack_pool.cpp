@@ -163,7 +163,11 @@ int cache_index(const StackPool* pool) noexcept {
 }
 }  // namespace
 
-boost::context::stack_context PooledStack::allocate() { return pool_->allocate(size_, cache_index(pool_)); }
+boost::context::stack_context PooledStack::allocate() {
+  boost::context::stack_context sc = pool_->allocate(size_, cache_index(pool_));
+  if (bounds_ != nullptr) *bounds_ = sc;
+  return sc;
+}
 
 void PooledStack::deallocate(boost::context::stack_context& sc) noexcept { pool_->deallocate(sc, cache_index(pool_)); }
 

@@ -54,15 +54,18 @@ class StackPool {
 };
 
 // The Boost.Context stack allocator a process's fiber is created with.
+// `bounds`, if given, receives the stack it allocates (for the stack-overflow report).
 class PooledStack {
  public:
-  PooledStack(StackPool& pool, std::size_t size) : pool_(&pool), size_(size) {}
+  PooledStack(StackPool& pool, std::size_t size, boost::context::stack_context* bounds = nullptr)
+      : pool_(&pool), size_(size), bounds_(bounds) {}
   boost::context::stack_context allocate();
   void deallocate(boost::context::stack_context& sc) noexcept;
 
  private:
   StackPool* pool_;
   std::size_t size_;
+  boost::context::stack_context* bounds_;
 };
 
 }  // namespace kpn

@@ -4,6 +4,7 @@
 
 #include "runtime/busy_wait_mutex.hpp"
 #include "runtime/current.hpp"
+#include "runtime/fault_handler.hpp"
 #include "runtime/cycle_clock.hpp"
 #include "runtime/log.hpp"
 #include "runtime/pinning.hpp"
@@ -25,6 +26,7 @@ std::uint64_t Worker::next_random() noexcept {
 }
 
 void Worker::thread_main() {
+  const AltSignalStack signal_stack;  // for the stack-overflow report (fault_handler.hpp)
   detail::set_current_worker(this);
   if (pu_ >= 0 && run_.topology() != nullptr && !run_.topology()->pin_current_thread(pu_)) {
     log().warn("worker {}: could not pin to processing unit {}; running unpinned", index_, pu_);

@@ -6,10 +6,13 @@
 //
 // Results the network's processes print go to stdout; the run's summary goes to stderr.
 // Exit status: 0 success; 1 the network failed at run time (a process threw, or a deadlock);
-// 2 the command line or the file is wrong.
+// 2 the command line or the file is wrong; 128 + N when stopped by signal N (SIGINT: 130, SIGTERM: 143),
+// after printing the report so far.
 
 #include <dlfcn.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -33,6 +36,17 @@
 #include "runtime/log.hpp"
 
 namespace {
+
+// The runtime a SIGINT or SIGTERM should stop, and the signal that came.
+std::atomic<kpn::Runtime*> g_runtime{nullptr};
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_stop_signal(int sig) {
+  g_signal = sig;
+  if (kpn::Runtime* rt = g_runtime.load()) rt->interrupt();
+  // A second signal ends the program at once (a process that never blocks cannot be stopped politely).
+  std::signal(sig, SIG_DFL);
+}
 
 constexpr int kExitOk = 0;
 constexpr int kExitRunFailed = 1;
@@ -59,7 +73,8 @@ std::string catalogue() {
   for (const auto& sch : kpn::scheduler_list()) s += fmt::format("  {:<24} {}\n", sch.name, sch.description);
   s += "\nProcess kinds (kpn-run --kinds describes their ports and arguments):\n";
   for (const kpn::KindSpec* k : kpn::kind_list()) s += fmt::format("  {}\n", k->name);
-  s += "\nExit status: 0 success, 1 the network failed at run time, 2 bad command line or file.\n";
+  s += "\nExit status: 0 success, 1 the network failed at run time, 2 bad command line or file,\n"
+       "130 / 143 stopped by SIGINT / SIGTERM (after printing the report so far).\n";
   return s;
 }
 
@@ -155,19 +170,35 @@ int run(const Options& opt) {
   kpn::Network network = kpn::build_network(resolved, results);
   kpn::Runtime runtime({.cpus = opt.cpus, .scheduler = opt.scheduler, .max_capacity = opt.max_capacity},
                        std::move(scheduler));
+  g_runtime.store(&runtime);
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  struct Restore {
+    ~Restore() {
+      std::signal(SIGINT, SIG_DFL);
+      std::signal(SIGTERM, SIG_DFL);
+      g_runtime.store(nullptr);
+    }
+  } restore;
   try {
     const kpn::RunReport report = runtime.run(network);
     if (!opt.quiet) std::cerr << report.summary();
     if (!opt.stats_json.empty()) write_text(opt.stats_json, report_json(opt, resolved, report, "ok", ""));
     return kExitOk;
   } catch (const kpn::RunError& e) {
-    std::cerr << "kpn-run: " << e.what() << "\n";
+    const bool interrupted = dynamic_cast<const kpn::Interrupted*>(&e) != nullptr;
+    const std::string message =
+        interrupted ? fmt::format("interrupted by {}", g_signal == SIGTERM ? "SIGTERM" : "SIGINT") : std::string(e.what());
+    std::cerr << "kpn-run: " << message << "\n";
     if (e.report()) {
       if (!opt.quiet) std::cerr << e.report()->summary();
-      const char* status = dynamic_cast<const kpn::DeadlockError*>(&e) != nullptr ? "deadlock" : "failed";
-      if (!opt.stats_json.empty()) write_text(opt.stats_json, report_json(opt, resolved, *e.report(), status, e.what()));
+      const char* status = interrupted                                               ? "interrupted"
+                           : dynamic_cast<const kpn::DeadlockError*>(&e) != nullptr ? "deadlock"
+                                                                                     : "failed";
+      if (!opt.stats_json.empty()) write_text(opt.stats_json, report_json(opt, resolved, *e.report(), status, message));
     }
-    return kExitRunFailed;
+    // By convention a program stopped by signal N exits with 128 + N.
+    return interrupted ? 128 + (g_signal != 0 ? static_cast<int>(g_signal) : SIGINT) : kExitRunFailed;
   }
 }
 
