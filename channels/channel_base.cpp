@@ -40,7 +40,7 @@ void ChannelBase::set_endpoint_names(std::string writer, std::string reader) {
   reader_name_ = std::move(reader);
 }
 
-void ChannelBase::record_endpoint_user(bool writer_side, const std::string& process) {
+void ChannelBase::record_endpoint_user(bool writer_side, const std::string& process) noexcept {
   std::lock_guard g(lock_);
   (writer_side ? writer_name_ : reader_name_) = process;
 }

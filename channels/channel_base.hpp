@@ -40,7 +40,7 @@ class ChannelBase : public ChannelView {
   // The processes at each end, for deadlock reports: declared by whoever builds the network, or recorded
   // when an endpoint is first used.
   void set_endpoint_names(std::string writer, std::string reader);
-  void record_endpoint_user(bool writer_side, const std::string& process);
+  void record_endpoint_user(bool writer_side, const std::string& process) noexcept;
 
  protected:
   // Size of the buffer; the caller holds lock_.

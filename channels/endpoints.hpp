@@ -31,6 +31,7 @@ class EndpointOwner {
     id_ = 0;
     return *this;
   }
+  bool bound() const noexcept { return id_ != 0; }
   // Binds on first use; throws ChannelMisuse if the caller is not a process or not the bound one.
   void check(ChannelBase& channel, bool writer_side) {
     Process* self = current_process();
@@ -51,12 +52,13 @@ class Writer {
  public:
   Writer() = default;
   explicit Writer(std::shared_ptr<Channel<T>> channel) : channel_(std::move(channel)) {}
-  Writer(Writer&&) noexcept = default;
+  Writer(Writer&& other) noexcept : channel_(std::move(other.channel_)) { forget_user(other); }
   Writer& operator=(Writer&& other) noexcept {
     if (this != &other) {
       release();
       channel_ = std::move(other.channel_);
       owner_ = std::move(other.owner_);
+      forget_user(other);
     }
     return *this;
   }
@@ -75,6 +77,10 @@ class Writer {
   const std::string& channel_name() const noexcept { return channel_->name(); }
 
  private:
+  // The endpoint changes hands: the process that used it may no longer be the channel's writer.
+  void forget_user(const Writer& from) noexcept {
+    if (channel_ && from.owner_.bound()) channel_->record_endpoint_user(true, std::string());
+  }
   void release() noexcept {
     if (channel_) channel_->close();
     channel_.reset();
@@ -88,12 +94,13 @@ class Reader {
  public:
   Reader() = default;
   explicit Reader(std::shared_ptr<Channel<T>> channel) : channel_(std::move(channel)) {}
-  Reader(Reader&&) noexcept = default;
+  Reader(Reader&& other) noexcept : channel_(std::move(other.channel_)) { forget_user(other); }
   Reader& operator=(Reader&& other) noexcept {
     if (this != &other) {
       release();
       channel_ = std::move(other.channel_);
       owner_ = std::move(other.owner_);
+      forget_user(other);
     }
     return *this;
   }
@@ -108,6 +115,9 @@ class Reader {
   const std::string& channel_name() const noexcept { return channel_->name(); }
 
  private:
+  void forget_user(const Reader& from) noexcept {
+    if (channel_ && from.owner_.bound()) channel_->record_endpoint_user(false, std::string());
+  }
   void release() noexcept {
     if (channel_) channel_->detach_reader();
     channel_.reset();

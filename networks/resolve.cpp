@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -42,7 +43,14 @@ class Resolver {
                                                         out_.processes.size(), limits::kMaxProcesses));
       diags_.throw_if_any();
     }
-    for (const auto& c : t_.channels) resolve_channel(c);
+    for (const auto& c : t_.channels) {
+      // A declaration that failed was reported (or its process was); the ports it names are not also
+      // "not connected".
+      if (!resolve_channel(c)) {
+        failed_ports_.emplace(c.from.process, c.from.port);
+        failed_ports_.emplace(c.to.process, c.to.port);
+      }
+    }
     if (out_.channels.size() > limits::kMaxChannels) {
       diags_.error(Location{t_.file, 0, 0}, fmt::format("the network has {} channels after expansion; the limit is {}",
                                                         out_.channels.size(), limits::kMaxChannels));
@@ -217,42 +225,42 @@ class Resolver {
     return s;
   }
 
-  void resolve_channel(const ChannelDecl& c) {
+  bool resolve_channel(const ChannelDecl& c) {
     const PortSpec* from_port = nullptr;
     const PortSpec* to_port = nullptr;
     auto from = side(c.from, PortDir::Out, from_port);
     auto to = side(c.to, PortDir::In, to_port);
-    if (!from || !to) return;
+    if (!from || !to) return false;
     if (from_port->type != to_port->type) {
       diags_.error(c.where, fmt::format("type mismatch: '{}.{}' writes {} but '{}.{}' reads {}", c.from.process, c.from.port,
                                         from_port->type, c.to.process, c.to.port, to_port->type));
-      return;
+      return false;
     }
     if (find_message_type(from_port->type) == nullptr) {
       diags_.error(c.where, fmt::format("port type '{}' is not a registered message type", from_port->type));
-      return;
+      return false;
     }
     std::int64_t capacity = 1;
     if (c.capacity) {
       auto v = bounded_int(*c.capacity, "channel capacity", 1, limits::kMaxCapacity);
-      if (!v) return;
+      if (!v) return false;
       capacity = *v;
     }
     std::vector<std::pair<std::size_t, std::size_t>> pairs;
     const std::string desc = fmt::format("channel {} -> {}", c.from.process + "." + c.from.port, c.to.process + "." + c.to.port);
     if (c.count && !(from->flexible && to->flexible)) {
       diags_.error(c.count->where, fmt::format("{}: 'count' applies only between two array ports of single processes", desc));
-      return;
+      return false;
     }
     if ((c.shift || c.wrap) && (from->flexible || to->flexible)) {
       diags_.error(c.where, fmt::format("{}: 'shift' and 'wrap' apply only between replicated processes", desc));
-      return;
+      return false;
     }
     if (from->flexible && to->flexible) {
       std::int64_t n = 1;
       if (c.count) {
         auto v = bounded_int(*c.count, desc + ": count", 1, limits::kMaxReplicas);
-        if (!v) return;
+        if (!v) return false;
         n = *v;
       }
       for (std::int64_t i = 0; i < n; ++i) pairs.emplace_back(from->instances[0], to->instances[0]);
@@ -268,18 +276,18 @@ class Resolver {
                                           n == 1 || to->instances.size() == 1
                                               ? " (to fan out or in, use an array port, like a split or merge)"
                                               : ""));
-        return;
+        return false;
       }
       std::int64_t shift = 0;
       if (c.shift) {
         auto v = bounded_int(*c.shift, desc + ": shift", -limits::kMaxReplicas, limits::kMaxReplicas);
-        if (!v) return;
+        if (!v) return false;
         shift = *v;
       }
       bool wrap = true;
       if (c.wrap) {
         auto v = value(*c.wrap, ArgType::Bool, desc + ": wrap");
-        if (!v) return;
+        if (!v) return false;
         wrap = std::get<bool>(*v);
       }
       const auto sn = static_cast<std::int64_t>(n);
@@ -308,6 +316,7 @@ class Resolver {
       where_[out_.channels.size()] = c.where;
       out_.channels.push_back(std::move(ch));
     }
+    return true;
   }
 
   void check_connections() {
@@ -316,7 +325,7 @@ class Resolver {
       for (const auto& port : p.kind->ports) {
         auto it = p.ports.find(port.name);
         const std::size_t n = it == p.ports.end() ? 0 : it->second.size();
-        if (n == 0) {
+        if (n == 0 && failed_ports_.count({p.declaration, port.name}) == 0) {
           diags_.error(where, fmt::format("port '{}.{}' ({} {}{}) is not connected", p.name, port.name,
                                           port.dir == PortDir::In ? "input" : "output", port.type, port.array ? " array" : ""));
         } else if (n > 1 && !port.array) {
@@ -334,6 +343,7 @@ class Resolver {
   std::map<std::string, Param> params_;
   std::map<std::string, Declared> declared_;
   std::map<std::size_t, Location> where_;  // channel index -> its declaration
+  std::set<std::pair<std::string, std::string>> failed_ports_;  // (declaration, port) of failed channels
   ResolvedNetwork out_;
 };
 

@@ -2,69 +2,79 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 
 namespace kpn {
 
-Growth choose_growth(const std::vector<BlockedProcess>& blocked, std::size_t max_capacity) {
+void snapshot_channels(std::vector<BlockedProcess>& blocked) {
+  for (auto& b : blocked) {
+    if (b.channel == nullptr) continue;
+    b.state = b.channel->snapshot();
+    b.counterpart = b.direction == WaitDirection::Read ? b.state.writer : b.state.reader;
+  }
+}
+
+Growth choose_growth(const std::vector<BlockedProcess>& blocked, std::size_t max_capacity,
+                     const std::vector<std::size_t>* only) {
   Growth g;
   std::size_t smallest = 0;
-  for (const auto& b : blocked) {
-    if (b.direction != WaitDirection::Write || b.channel == nullptr) continue;
-    const ChannelSnapshot s = b.channel->snapshot();
-    if (s.size < s.capacity) continue;  // not full: this writer waits for something else
-    if (g.channel == nullptr || s.capacity < smallest) {
+  auto consider = [&](const BlockedProcess& b) {
+    if (b.direction != WaitDirection::Write || b.channel == nullptr) return;
+    if (b.state.size < b.state.capacity) return;  // not full: this writer waits for something else
+    if (g.channel == nullptr || b.state.capacity < smallest) {
       g.channel = b.channel;
-      smallest = s.capacity;
+      smallest = b.state.capacity;
     }
+  };
+  if (only != nullptr) {
+    for (std::size_t i : *only) consider(blocked[i]);
+  } else {
+    for (const auto& b : blocked) consider(b);
   }
   if (g.channel == nullptr) return g;
   g.from = smallest;
   g.to = std::min(smallest * 2, max_capacity);
   if (g.to <= g.from) {
-    g.refused = fmt::format("channel '{}' is full at capacity {} and may not grow past --max-capacity {}",
+    g.refused = fmt::format("channel '{}' is full at capacity {} and may not grow past the maximum capacity {}",
                             g.channel->name(), g.from, max_capacity);
     g.channel = nullptr;
   }
   return g;
 }
 
-DeadlockError describe_deadlock(const std::vector<BlockedProcess>& blocked, const std::string& refused) {
-  std::vector<DeadlockError::Blocked> list;
-  std::map<std::string, std::string> waits_for;  // process -> process it waits for
-  for (const auto& b : blocked) {
-    DeadlockError::Blocked e;
-    e.process = b.name;
-    e.direction = b.direction;
-    if (b.channel != nullptr) {
-      const ChannelSnapshot s = b.channel->snapshot();
-      e.channel = s.name;
-      e.counterpart = b.direction == WaitDirection::Read ? s.writer : s.reader;
-      if (!e.counterpart.empty()) waits_for[e.process] = e.counterpart;
-    }
-    list.push_back(std::move(e));
+std::vector<std::size_t> find_wait_cycle(const std::vector<BlockedProcess>& blocked) {
+  // Each process waits for at most one other: follow the edges from every start until a process repeats.
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < blocked.size(); ++i) {
+    // An ambiguous name (spawned processes may share one) cannot be followed.
+    if (!index.emplace(blocked[i].name, i).second) index[blocked[i].name] = blocked.size();
   }
-  // Follow the wait-for edges from each process until one repeats: that closes a cycle.
-  std::vector<std::string> cycle;
-  for (const auto& start : list) {
-    std::vector<std::string> path;
-    std::set<std::string> seen;
-    std::string at = start.process;
-    while (seen.insert(at).second) {
+  auto next = [&](std::size_t i) -> std::size_t {
+    auto it = index.find(blocked[i].counterpart);
+    return it == index.end() ? blocked.size() : it->second;
+  };
+  std::vector<int> state(blocked.size(), 0);  // 0 unvisited, 1 on the current path, 2 done
+  for (std::size_t start = 0; start < blocked.size(); ++start) {
+    std::vector<std::size_t> path;
+    std::size_t at = start;
+    while (at < blocked.size() && state[at] == 0) {
+      state[at] = 1;
       path.push_back(at);
-      auto it = waits_for.find(at);
-      if (it == waits_for.end()) break;
-      at = it->second;
+      at = next(at);
     }
-    auto first = std::find(path.begin(), path.end(), at);
-    if (first != path.end() && waits_for.count(path.back()) != 0) {
-      cycle.assign(first, path.end());
-      break;
-    }
+    if (at < blocked.size() && state[at] == 1) return {std::find(path.begin(), path.end(), at), path.end()};
+    for (std::size_t i : path) state[i] = 2;
   }
-  return DeadlockError(std::move(list), std::move(cycle), refused);
+  return {};
+}
+
+DeadlockError describe_deadlock(const std::vector<BlockedProcess>& blocked, const std::string& note, bool local) {
+  std::vector<DeadlockError::Blocked> list;
+  for (const auto& b : blocked) list.push_back({b.name, b.state.name, b.direction, b.counterpart});
+  std::vector<std::string> cycle;
+  for (std::size_t i : find_wait_cycle(blocked)) cycle.push_back(blocked[i].name);
+  return DeadlockError(std::move(list), std::move(cycle), note, local);
 }
 
 }  // namespace kpn

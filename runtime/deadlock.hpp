@@ -1,12 +1,18 @@
 #pragma once
-// What to do when every remaining process is blocked (a global deadlock), decided from the blocked
-// processes alone. Called only while no process runs, so nothing here races with the network.
+// What to do about processes that wait for each other, decided from a snapshot of the blocked processes
+// taken while no process runs (at global quiescence, or with every worker paused for a local scan), so
+// nothing here races with the network.
 //
-// Parks' rule: if some writer waits on a full channel, the deadlock is *artificial* (a larger channel
-// would let the network go on): grow the smallest such channel and wake its writer. Growth doubles the
-// capacity, so a network that needs capacity c stalls O(log c) times rather than c times, and never gets
-// more than twice what it needs. A channel that would pass `max_capacity` is not grown.
-// Otherwise the deadlock is *true*: every process waits to read from a channel whose writer waits too.
+// Parks' rule: if some writer in the deadlock waits on a full channel, the deadlock is *artificial* (a
+// larger channel would let the network go on): grow the smallest such channel and wake its writer.
+// Growth doubles the capacity, so a network that needs capacity c stalls O(log c) times rather than c
+// times, and never holds more than twice what it needs. A channel that would pass `max_capacity` is not
+// grown. Otherwise the deadlock is *true*: every process in it waits to read from a channel whose writer
+// waits too, and no capacity helps.
+//
+// A *global* deadlock blocks every remaining process; a *local* one is a cycle of blocked processes, each
+// waiting for the next, while other processes still run (Geilen and Basten 2003: Parks' rule alone never
+// notices it). Both get the same rules.
 
 #include <cstddef>
 #include <string>
@@ -17,13 +23,17 @@
 
 namespace kpn {
 
-class Process;
-
 struct BlockedProcess {
   std::string name;
   ChannelView* channel = nullptr;  // nullptr if blocked on nothing the runtime knows
   WaitDirection direction = WaitDirection::None;
+  // Filled by snapshot_channels(): the channel's state and the process at its other end ("" if unknown).
+  ChannelSnapshot state;
+  std::string counterpart;
 };
+
+// Takes each blocked process's channel snapshot and counterpart. Call once per analysis.
+void snapshot_channels(std::vector<BlockedProcess>& blocked);
 
 struct Growth {
   ChannelView* channel = nullptr;  // nullptr: no channel can be grown
@@ -32,11 +42,17 @@ struct Growth {
   std::string refused;  // why the smallest full channel was not grown, if it was not
 };
 
-// Parks' rule over the blocked processes.
-Growth choose_growth(const std::vector<BlockedProcess>& blocked, std::size_t max_capacity);
+// Parks' rule over `blocked` (or the subset given by `only`, indexes into it).
+Growth choose_growth(const std::vector<BlockedProcess>& blocked, std::size_t max_capacity,
+                     const std::vector<std::size_t>* only = nullptr);
 
-// The error for a deadlock that cannot be resolved: every blocked process with its channel, direction
-// and counterpart, and one cycle of the wait-for graph if there is one.
-DeadlockError describe_deadlock(const std::vector<BlockedProcess>& blocked, const std::string& refused);
+// Indexes into `blocked` of one cycle of processes each waiting for the next (by counterpart name), or
+// empty if there is none.
+std::vector<std::size_t> find_wait_cycle(const std::vector<BlockedProcess>& blocked);
+
+// The error for a deadlock that cannot be resolved: every listed process with its channel, direction and
+// counterpart, and the cycle if there is one. `note` is an extra line (why it was not resolved).
+DeadlockError describe_deadlock(const std::vector<BlockedProcess>& blocked, const std::string& note,
+                                bool local = false);
 
 }  // namespace kpn

@@ -31,8 +31,10 @@ ProcessFailed::ProcessFailed(std::string process, std::string message, std::exce
 
 namespace {
 std::string describe(const std::vector<DeadlockError::Blocked>& blocked, const std::vector<std::string>& cycle,
-                     const std::string& note) {
-  std::string s = fmt::format("deadlock: all {} remaining processes are blocked", blocked.size());
+                     const std::string& note, bool local) {
+  std::string s = local ? fmt::format("local deadlock: {} processes wait for each other while others still run",
+                                      blocked.size())
+                        : fmt::format("deadlock: all {} remaining processes are blocked", blocked.size());
   for (const auto& b : blocked) {
     if (b.direction == WaitDirection::None) {
       s += fmt::format("\n  '{}' is blocked", b.process);
@@ -53,7 +55,10 @@ std::string describe(const std::vector<DeadlockError::Blocked>& blocked, const s
 }
 }  // namespace
 
-DeadlockError::DeadlockError(std::vector<Blocked> blocked, std::vector<std::string> cycle, std::string note)
-    : RunError(describe(blocked, cycle, note), nullptr), blocked_(std::move(blocked)), cycle_(std::move(cycle)) {}
+DeadlockError::DeadlockError(std::vector<Blocked> blocked, std::vector<std::string> cycle, std::string note, bool local)
+    : RunError(describe(blocked, cycle, note, local), nullptr),
+      local_(local),
+      blocked_(std::move(blocked)),
+      cycle_(std::move(cycle)) {}
 
 }  // namespace kpn

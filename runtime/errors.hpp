@@ -56,11 +56,14 @@ class DeadlockError : public RunError {
   };
   // `cycle`: processes that wait for each other in a ring (each for the next, the last for the first),
   // empty if none was found. `note`: an extra line, such as why the deadlock could not be resolved.
-  DeadlockError(std::vector<Blocked> blocked, std::vector<std::string> cycle, std::string note);
+  // `local`: the listed processes wait for each other while others were still running.
+  DeadlockError(std::vector<Blocked> blocked, std::vector<std::string> cycle, std::string note, bool local = false);
   const std::vector<Blocked>& blocked() const noexcept { return blocked_; }
   const std::vector<std::string>& cycle() const noexcept { return cycle_; }
+  bool local() const noexcept { return local_; }
 
  private:
+  bool local_ = false;
   std::vector<Blocked> blocked_;
   std::vector<std::string> cycle_;
 };

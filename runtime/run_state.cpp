@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <sched.h>
+
 #include <fmt/format.h>
 
 #include "runtime/current.hpp"
@@ -18,13 +20,20 @@
 #include "runtime/worker.hpp"
 
 namespace kpn {
+namespace {
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
 
-RunState::RunState(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity)
+RunState::RunState(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity,
+                   unsigned scan_ms)
     : scheduler_(scheduler),
       topology_(topology),
       pus_(std::move(pus)),
       max_capacity_(max_capacity),
-      stacks_(static_cast<unsigned>(pus_.size())) {
+      stacks_(static_cast<unsigned>(pus_.size())),
+      scan_period_ns_(std::int64_t{scan_ms} * 1'000'000) {
   workers_.reserve(pus_.size());
   for (std::size_t i = 0; i < pus_.size(); ++i) {
     workers_.push_back(std::make_unique<Worker>(*this, static_cast<int>(i), pus_[i]));
@@ -42,6 +51,7 @@ RunReport RunState::execute(NetworkSpec& network) {
   scheduler_.start(workers);
 
   const auto wall_start = std::chrono::steady_clock::now();
+  next_scan_ns_.store(steady_ns() + scan_period_ns_, std::memory_order_relaxed);
   const std::uint64_t tick_start = cycle_clock::now();
 
   for (auto& spec : specs) spawn(std::move(spec.name), std::move(spec.body), spec.options, nullptr);
@@ -138,6 +148,38 @@ void RunState::fail(std::unique_ptr<RunError> error) {
   request_stop();
 }
 
+std::vector<BlockedProcess> RunState::collect_blocked() {
+  std::vector<BlockedProcess> blocked;
+  {
+    std::lock_guard g(registry_mutex_);
+    for (Process* p = registry_head_; p != nullptr; p = p->reg_next_) {
+      if (p->state() == ProcessState::Blocked) blocked.push_back({p->name(), p->wait_channel, p->wait_direction, {}, {}});
+    }
+  }
+  // Newest first in the registry; report in creation order.
+  std::reverse(blocked.begin(), blocked.end());
+  snapshot_channels(blocked);
+  return blocked;
+}
+
+bool RunState::resolve_artificial(std::vector<BlockedProcess>& blocked, const std::vector<std::size_t>* only,
+                                  std::string& refused) {
+  const Growth growth = choose_growth(blocked, max_capacity_, only);
+  if (growth.channel == nullptr) {
+    refused = growth.refused;
+    return false;
+  }
+  // The first resolution is worth a warning; a network that needs it usually needs it again and again,
+  // so the rest go to debug level and the count to the report.
+  log().log(deadlocks_resolved_ == 0 ? spdlog::level::warn : spdlog::level::debug,
+            "{}artificial deadlock resolved: channel '{}' grown from {} to {} messages{}", only != nullptr ? "local " : "",
+            growth.channel->name(), growth.from, growth.to,
+            deadlocks_resolved_ == 0 ? " (further resolutions are logged at debug level)" : "");
+  ++deadlocks_resolved_;
+  growth.channel->grow(growth.to);  // wakes its writer: the network goes on
+  return true;
+}
+
 // Called by the worker whose decrement made `active` zero: no process runs or is queued.
 void RunState::on_quiescent() {
   if (stopping()) return;
@@ -145,27 +187,56 @@ void RunState::on_quiescent() {
     request_stop();
     return;
   }
-  std::vector<BlockedProcess> blocked;
-  {
-    std::lock_guard g(registry_mutex_);
-    for (Process* p = registry_head_; p != nullptr; p = p->reg_next_) {
-      blocked.push_back({p->name(), p->wait_channel, p->wait_direction});
+  std::vector<BlockedProcess> blocked = collect_blocked();
+  std::string refused;
+  if (resolve_artificial(blocked, nullptr, refused)) return;
+  fail(std::make_unique<DeadlockError>(describe_deadlock(blocked, refused)));
+}
+
+void RunState::pause_here() noexcept {
+  paused_.fetch_add(1, std::memory_order_acq_rel);  // publishes what this worker's processes wrote
+  while (pause_requested_.load(std::memory_order_acquire) && !stopping()) sched_yield();
+  paused_.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+void RunState::maybe_scan() {
+  if (scan_period_ns_ == 0) return;
+  const std::int64_t now = steady_ns();
+  if (now < next_scan_ns_.load(std::memory_order_relaxed)) return;
+  bool expected = false;
+  if (!pause_requested_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) return;
+  const int others = static_cast<int>(workers_.size()) - 1;
+  const std::int64_t give_up = now + std::int64_t{config::kPauseTimeoutMs} * 1'000'000;
+  while (paused_.load(std::memory_order_acquire) < others) {
+    if (stopping() || steady_ns() > give_up) {
+      // Some worker runs a long computation: try again later, backing off.
+      scan_backoff_ns_ = std::min<std::int64_t>(std::max(scan_backoff_ns_ * 2, scan_period_ns_),
+                                                std::int64_t{config::kMaxScanBackoffMs} * 1'000'000);
+      next_scan_ns_.store(steady_ns() + scan_backoff_ns_, std::memory_order_relaxed);
+      pause_requested_.store(false, std::memory_order_release);
+      return;
     }
+    sched_yield();
   }
-  // Newest first in the registry; report in creation order.
-  std::reverse(blocked.begin(), blocked.end());
-  const Growth growth = choose_growth(blocked, max_capacity_);
-  if (growth.channel != nullptr) {
-    // The first resolution is worth a warning; a network that needs it usually needs it again and again,
-    // so the rest go to debug level and the count to the report.
-    log().log(deadlocks_resolved_ == 0 ? spdlog::level::warn : spdlog::level::debug,
-              "artificial deadlock resolved: channel '{}' grown from {} to {} messages{}", growth.channel->name(),
-              growth.from, growth.to, deadlocks_resolved_ == 0 ? " (further resolutions are logged at debug level)" : "");
-    ++deadlocks_resolved_;
-    growth.channel->grow(growth.to);  // wakes its writer: the network goes on
-    return;
-  }
-  fail(std::make_unique<DeadlockError>(describe_deadlock(blocked, growth.refused)));
+  const std::int64_t start = steady_ns();
+  scan_for_local_deadlock();
+  const std::int64_t end = steady_ns();
+  scan_backoff_ns_ = 0;
+  next_scan_ns_.store(end + std::max(scan_period_ns_, 50 * (end - start)), std::memory_order_relaxed);
+  pause_requested_.store(false, std::memory_order_release);
+}
+
+// Every other worker is paused: no process runs, so blocked processes and their channels hold still.
+void RunState::scan_for_local_deadlock() {
+  if (stopping()) return;
+  std::vector<BlockedProcess> blocked = collect_blocked();
+  const std::vector<std::size_t> cycle = find_wait_cycle(blocked);
+  if (cycle.empty()) return;
+  std::string refused;
+  if (resolve_artificial(blocked, &cycle, refused)) return;
+  std::vector<BlockedProcess> members;
+  for (std::size_t i : cycle) members.push_back(blocked[i]);
+  fail(std::make_unique<DeadlockError>(describe_deadlock(members, refused, /*local=*/true)));
 }
 
 void RunState::unwind_remaining() {

@@ -44,7 +44,9 @@ class RunState {
  public:
   // pus[i] is the processing unit worker i is pinned to, or -1 for no pinning.
   // max_capacity: the largest capacity Parks' rule may grow a channel to (deadlock.hpp).
-  RunState(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity);
+  // scan_ms: period of the local-deadlock scan, 0 for none.
+  RunState(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity,
+           unsigned scan_ms);
   ~RunState();
   RunState(const RunState&) = delete;
   RunState& operator=(const RunState&) = delete;
@@ -68,6 +70,14 @@ class RunState {
   ProcessId spawn(std::string name, UniqueFunction<void()> body, ProcessOptions options, Worker* spawner);
   void register_channel(std::shared_ptr<ChannelView> channel);
 
+  // The local-deadlock scan (deadlock.hpp). Every kScanClockCheckEvery iterations a worker calls
+  // maybe_scan(); when the period has passed, the first to claim the scan asks the others to pause, waits
+  // until they all sit in pause_here() (so no process runs and every blocked process and channel is
+  // stable), looks for a cycle of blocked processes, resolves or reports it, and lets them go.
+  bool pause_requested() const noexcept { return pause_requested_.load(std::memory_order_acquire); }
+  void pause_here() noexcept;
+  void maybe_scan();
+
   // Accounting for the detector above.
   void process_unblocked() noexcept { active_.fetch_add(1, std::memory_order_relaxed); }
   void process_parked();
@@ -78,6 +88,12 @@ class RunState {
 
  private:
   void on_quiescent();
+  std::vector<struct BlockedProcess> collect_blocked();
+  // Parks' rule over `blocked` (or the subset `only`): grows a channel and returns true, or returns false
+  // with the reason in `refused`.
+  bool resolve_artificial(std::vector<struct BlockedProcess>& blocked, const std::vector<std::size_t>* only,
+                          std::string& refused);
+  void scan_for_local_deadlock();
   void fail(std::unique_ptr<RunError> error);
   void request_stop() noexcept { stopping_.store(true, std::memory_order_release); }
   void unwind_remaining();
@@ -87,11 +103,18 @@ class RunState {
   const CpuTopology* topology_;
   std::vector<int> pus_;
   const std::size_t max_capacity_;
-  std::uint64_t deadlocks_resolved_ = 0;  // touched only in on_quiescent, which never runs twice at once
+  // Touched only by on_quiescent and the scan, which never run at the same time (the scan waits until
+  // every worker, including one inside on_quiescent, has paused).
+  std::uint64_t deadlocks_resolved_ = 0;
   std::vector<std::unique_ptr<Worker>> workers_;
   StackPool stacks_;
 
+  const std::int64_t scan_period_ns_;
   std::atomic<bool> stopping_{false};
+  alignas(64) std::atomic<bool> pause_requested_{false};
+  std::atomic<int> paused_{0};
+  std::atomic<std::int64_t> next_scan_ns_{0};
+  std::int64_t scan_backoff_ns_ = 0;  // touched only by the worker holding the scan
   std::atomic<bool> interrupted_{false};
   alignas(64) std::atomic<std::int64_t> live_{0};
   alignas(64) std::atomic<std::int64_t> active_{0};

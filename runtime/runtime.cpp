@@ -26,6 +26,7 @@ Runtime::Runtime(RuntimeOptions options, std::unique_ptr<Scheduler> scheduler)
   install_fault_handler();
   if (options.max_capacity == 0) throw std::invalid_argument("max_capacity must be at least 1");
   max_capacity_ = options.max_capacity;
+  scan_ms_ = options.local_deadlock_scan_ms;
   place_workers(options);
 }
 
@@ -54,7 +55,7 @@ RunReport Runtime::run(NetworkSpec& network) {
     bool& flag;
     ~Reset() { flag = false; }
   } reset{running_};
-  RunState run(*scheduler_, pus_, topology_.get(), max_capacity_);
+  RunState run(*scheduler_, pus_, topology_.get(), max_capacity_, scan_ms_);
   current_run_.store(&run, std::memory_order_release);
   struct Unpublish {
     std::atomic<RunState*>& slot;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/config.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/network_spec.hpp"
 #include "runtime/report.hpp"
@@ -33,6 +34,8 @@ struct RuntimeOptions {
   // Artificial deadlocks are resolved by doubling the smallest full channel (Parks' rule), up to this
   // many messages; past it the deadlock is an error. 1 disables growth (every deadlock fails the run).
   std::size_t max_capacity = std::size_t{1} << 20;
+  // Look for local deadlocks (runtime/deadlock.hpp) every this many milliseconds; 0 turns it off.
+  unsigned local_deadlock_scan_ms = config::kLocalDeadlockScanMs;
 };
 
 class Runtime {
@@ -65,6 +68,7 @@ class Runtime {
   std::string scheduler_name_;
   std::vector<int> pus_;  // per worker: the PU it is pinned to, or -1
   std::size_t max_capacity_;
+  unsigned scan_ms_;
   bool running_ = false;
   std::atomic<RunState*> current_run_{nullptr};
 };

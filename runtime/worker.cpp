@@ -3,6 +3,7 @@
 #include <cassert>
 
 #include "runtime/busy_wait_mutex.hpp"
+#include "runtime/config.hpp"
 #include "runtime/current.hpp"
 #include "runtime/fault_handler.hpp"
 #include "runtime/cycle_clock.hpp"
@@ -34,7 +35,16 @@ void Worker::thread_main() {
   Scheduler& scheduler = run_.scheduler();
   bool idle = false;
   std::uint64_t idle_since = 0;
+  int until_scan_check = config::kScanClockCheckEvery;
   while (!run_.stopping()) {
+    if (run_.pause_requested()) {
+      run_.pause_here();
+      continue;
+    }
+    if (--until_scan_check == 0) {
+      until_scan_check = config::kScanClockCheckEvery;
+      run_.maybe_scan();
+    }
     Process* p = scheduler.pick_next(*this);
     if (p == nullptr) {
       if (!idle) {

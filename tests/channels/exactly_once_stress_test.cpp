@@ -28,19 +28,21 @@ namespace {
 #if defined(KPN_TSAN)
 // ThreadSanitizer makes every synchronisation far slower: the same shape, about 20 times smaller.
 constexpr std::size_t kProcesses = 50;
+constexpr std::size_t kSources = 8;
 constexpr std::uint64_t kIds = 50'000;
 constexpr std::uint64_t kMinMessages = 50'000;
 #elif !defined(__OPTIMIZE__)
 // Unoptimised (Debug) builds run about seven times slower: fewer ids, still over a million messages.
 constexpr std::size_t kProcesses = 1000;
+constexpr std::size_t kSources = 40;
 constexpr std::uint64_t kIds = 200'000;
 constexpr std::uint64_t kMinMessages = 1'000'000;
 #else
 constexpr std::size_t kProcesses = 1000;
+constexpr std::size_t kSources = 40;
 constexpr std::uint64_t kIds = 1'000'000;
 constexpr std::uint64_t kMinMessages = 1'000'000;
 #endif
-constexpr std::size_t kSources = kProcesses / 25;
 
 enum class Kind { Source, Forward, Split, Merge, Sink };
 

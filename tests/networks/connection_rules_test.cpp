@@ -182,7 +182,7 @@ channels:
 )");
   INFO(listing(diags));
   REQUIRE_FALSE(diags.empty());
-  CHECK(diags[0].str() == "t.yaml:7:23: 'stage' replica index: 2 is out of range [-2, 1]");
+  CHECK(diags[0].str() == "t.yaml:7:26: 'stage' replica index: 2 is out of range [-2, 1]");
 }
 
 TEST_CASE("a port reference that is not process.port is reported with the expected form", "[networks]") {
@@ -195,7 +195,7 @@ channels:
 )");
   INFO(listing(diags));
   REQUIRE_FALSE(diags.empty());
-  CHECK(diags[0].str() == "t.yaml:6:11: channel 'from': expected 'process.port' or 'process[index].port', got 'src'");
+  CHECK(diags[0].str() == "t.yaml:6:13: channel 'from': expected 'process.port' or 'process[index].port', got 'src'");
 }
 
 TEST_CASE("a --set value replaces a parameter's default everywhere it is used", "[networks]") {

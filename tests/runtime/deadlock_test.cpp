@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include <kpn.hpp>
 
@@ -15,6 +16,28 @@ const kpn::DeadlockError::Blocked* find_blocked(const kpn::DeadlockError& e, con
   const auto& b = e.blocked();
   auto it = std::find_if(b.begin(), b.end(), [&](const auto& x) { return x.process == process; });
   return it == b.end() ? nullptr : &*it;
+}
+
+const kpn::ChannelReport* find_channel(const kpn::RunReport& r, const std::string& name) {
+  auto it = std::find_if(r.channels.begin(), r.channels.end(), [&](const auto& c) { return c.name == name; });
+  return it == r.channels.end() ? nullptr : &*it;
+}
+
+// "producer" writes `count` messages into "data" (capacity 1) and only then signals "consumer", which reads
+// the first message and then waits for the signal before it reads the rest: the network needs "data" to
+// hold `count` - 1 messages. `got` is written by the consumer only.
+void build_needs_capacity(kpn::Network& net, int count, std::vector<int>& got) {
+  auto [data_tx, data_rx] = net.channel<int>(1, "data");
+  auto [signal_tx, signal_rx] = net.channel<int>(1, "signal");
+  net.process("producer", [data = std::move(data_tx), signal = std::move(signal_tx), count]() mutable {
+    for (int i = 0; i < count; ++i) data.write(i);
+    signal.write(0);
+  });
+  net.process("consumer", [data = std::move(data_rx), signal = std::move(signal_rx), &got]() mutable {
+    got.push_back(*data.read());  // so that "data" knows its reader
+    signal.read();
+    while (auto v = data.read()) got.push_back(*v);
+  });
 }
 
 }  // namespace
@@ -51,26 +74,49 @@ TEST_CASE("two processes each reading what the other would write are reported as
   }
 }
 
-TEST_CASE("a writer blocked on a full channel is reported as waiting to write", "[runtime]") {
+TEST_CASE("a deadlock names the process at the other end of each channel and the cycle they form",
+          "[runtime]") {
   for (const auto& cfg : kpn::test::all_configs()) {
     CAPTURE(cfg.scheduler, cfg.cpus);
     kpn::Network net;
-    auto [data_tx, data_rx] = net.channel<int>(1, "data");
-    auto [signal_tx, signal_rx] = net.channel<int>(1, "signal");
-    // The producer fills "data" and would signal after a second write; the consumer waits for the signal
-    // before it reads "data".
-    net.process("producer", [data = std::move(data_tx), signal = std::move(signal_tx)]() mutable {
-      data.write(1);
-      data.write(2);
-      signal.write(0);
+    auto [to_left_tx, to_left_rx] = net.channel<int>(1, "to-left");
+    auto [to_right_tx, to_right_rx] = net.channel<int>(1, "to-right");
+    // Each sends one message and waits for two. Every endpoint is used before the deadlock, so the runtime
+    // knows which process holds it (an endpoint binds to a process at its first use).
+    net.process("left", [rx = std::move(to_left_rx), tx = std::move(to_right_tx)]() mutable {
+      tx.write(1);
+      rx.read();
+      rx.read();
     });
-    net.process("consumer", [data = std::move(data_rx), signal = std::move(signal_rx)]() mutable {
-      signal.read();
-      while (data.read()) {
-      }
+    net.process("right", [rx = std::move(to_right_rx), tx = std::move(to_left_tx)]() mutable {
+      tx.write(1);
+      rx.read();
+      rx.read();
     });
     try {
       kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+      FAIL("run() returned normally");
+    } catch (const kpn::DeadlockError& e) {
+      REQUIRE(find_blocked(e, "left") != nullptr);
+      REQUIRE(find_blocked(e, "right") != nullptr);
+      CHECK(find_blocked(e, "left")->counterpart == "right");
+      CHECK(find_blocked(e, "right")->counterpart == "left");
+      std::vector<std::string> cycle = e.cycle();
+      std::sort(cycle.begin(), cycle.end());
+      REQUIRE(cycle == std::vector<std::string>{"left", "right"});
+    }
+  }
+}
+
+TEST_CASE("with channel growth disabled, a writer blocked on a full channel is reported as waiting to write",
+          "[runtime]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    std::vector<int> got;
+    kpn::Network net;
+    build_needs_capacity(net, 3, got);
+    try {
+      kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler, .max_capacity = 1}).run(net);
       FAIL("run() returned normally");
     } catch (const kpn::DeadlockError& e) {
       REQUIRE(e.blocked().size() == 2);
@@ -80,8 +126,51 @@ TEST_CASE("a writer blocked on a full channel is reported as waiting to write", 
       REQUIRE(consumer != nullptr);
       CHECK(producer->channel == "data");
       CHECK(producer->direction == kpn::WaitDirection::Write);
+      CHECK(producer->counterpart == "consumer");
       CHECK(consumer->channel == "signal");
       CHECK(consumer->direction == kpn::WaitDirection::Read);
+      REQUIRE_THAT(e.what(), Contains("write") && Contains("data"));
+    }
+  }
+}
+
+TEST_CASE("an artificial deadlock is resolved by doubling the smallest full channel", "[runtime]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    std::vector<int> got;
+    kpn::Network net;
+    build_needs_capacity(net, 10, got);
+    kpn::RunReport report = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    REQUIRE(got.size() == 10);
+    for (int i = 0; i < 10; ++i) REQUIRE(got[static_cast<std::size_t>(i)] == i);
+    // 1 -> 2 -> 4 -> 8 -> 16: the first capacity that holds the 9 messages the consumer leaves there.
+    REQUIRE(report.deadlocks_resolved == 4);
+    const kpn::ChannelReport* data = find_channel(report, "data");
+    REQUIRE(data != nullptr);
+    REQUIRE(data->capacity == 16);
+  }
+}
+
+TEST_CASE("a channel is not grown past max_capacity: the deadlock is then reported", "[runtime]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    std::vector<int> got;
+    kpn::Network net;
+    build_needs_capacity(net, 10, got);
+    try {
+      kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler, .max_capacity = 4}).run(net);
+      FAIL("run() returned normally");
+    } catch (const kpn::DeadlockError& e) {
+      const auto* producer = find_blocked(e, "producer");
+      REQUIRE(producer != nullptr);
+      CHECK(producer->channel == "data");
+      CHECK(producer->direction == kpn::WaitDirection::Write);
+      REQUIRE(e.report() != nullptr);
+      REQUIRE(e.report()->deadlocks_resolved == 2);  // 1 -> 2 -> 4, then refused
+      const kpn::ChannelReport* data = find_channel(*e.report(), "data");
+      REQUIRE(data != nullptr);
+      REQUIRE(data->capacity == 4);
+      REQUIRE_THAT(e.what(), Contains("data") && Contains("4"));
     }
   }
 }
@@ -135,8 +224,10 @@ TEST_CASE("a network that finishes normally is never reported as a deadlock", "[
       net.process("pong", [rx = std::move(ping_rx), tx = std::move(pong_tx)]() mutable {
         while (auto v = rx.read()) tx.write(*v);
       });
-      REQUIRE_NOTHROW(rt.run(net));
+      kpn::RunReport report;
+      REQUIRE_NOTHROW(report = rt.run(net));
       REQUIRE(last == kRounds - 1);
+      REQUIRE(report.deadlocks_resolved == 0);  // nor as an artificial one
     }
   }
 }
