@@ -3,7 +3,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "runtime/current.hpp"
 #include "runtime/process.hpp"
+#include "runtime/run_state.hpp"
 
 namespace kpn {
 
@@ -46,6 +48,10 @@ void ChannelBase::record_endpoint_user(bool writer_side, const std::string& proc
 }
 
 void ChannelBase::close() noexcept {
+  // While the network stops (a process failed, a deadlock, an interrupt), endpoints are destroyed by
+  // unwinding, not by processes that finished their stream: a reader must not mistake that for the end
+  // of the stream, so the channel stays open and the reader is unwound where it waits.
+  if (Process* self = current_process(); self != nullptr && self->run_state().stopping()) return;
   lock_.lock();
   closed_ = true;
   Process* reader = std::exchange(reader_waiting_, nullptr);

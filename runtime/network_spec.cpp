@@ -6,9 +6,17 @@
 
 namespace kpn {
 
+void validate(const std::string& name, const ProcessOptions& options) {
+  if (options.stack_size < config::kMinStackSize || options.stack_size > config::kMaxStackSize) {
+    throw std::invalid_argument(fmt::format("process '{}': stack size {} bytes is outside [{}, {}]", name,
+                                            options.stack_size, config::kMinStackSize, config::kMaxStackSize));
+  }
+}
+
 void NetworkSpec::add_process(std::string name, UniqueFunction<void()> body, ProcessOptions options) {
   if (taken_) throw std::logic_error("cannot add a process to a network that has already run");
   if (!body) throw std::invalid_argument(fmt::format("process '{}' has no body", name));
+  validate(name, options);
   if (!names_.insert(name).second) throw std::invalid_argument(fmt::format("duplicate process name '{}'", name));
   processes_.push_back(ProcessSpec{std::move(name), std::move(body), options});
 }

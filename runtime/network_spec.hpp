@@ -13,6 +13,9 @@
 
 namespace kpn {
 
+// Throws std::invalid_argument if `options` are not valid for a process called `name`.
+void validate(const std::string& name, const ProcessOptions& options);
+
 struct ProcessSpec {
   std::string name;
   UniqueFunction<void()> body;

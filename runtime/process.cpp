@@ -49,11 +49,13 @@ ctx::fiber Process::entry(ctx::fiber&& worker) {
       failure_ = std::current_exception();
     }
   }
-  // The body's captures (channel endpoints) are destroyed here, on this stack and as this process,
-  // because closing a channel may take its lock and wake its reader.
-  body_ = nullptr;
+  // A failure stops the network before the body's captures go: a writer destroyed now must not look like
+  // a normal end of stream to its reader (channels do not close while the network stops).
   if (failure_) run_.process_failed(*this, failure_);
   failure_ = nullptr;
+  // The captures (channel endpoints) are destroyed here, on this stack and as this process, because
+  // closing a channel may take its lock and wake its reader.
+  body_ = nullptr;
   reason_ = SwitchReason::Exit;
   // No TSan fiber switch here: the frames below still return on this stack. The worker announces the
   // switch once the final jump has landed (Worker::run_process).

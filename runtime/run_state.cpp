@@ -54,7 +54,14 @@ RunReport RunState::execute(NetworkSpec& network) {
   next_scan_ns_.store(steady_ns() + scan_period_ns_, std::memory_order_relaxed);
   const std::uint64_t tick_start = cycle_clock::now();
 
-  for (auto& spec : specs) spawn(std::move(spec.name), std::move(spec.body), spec.options, nullptr);
+  try {
+    for (auto& spec : specs) spawn(std::move(spec.name), std::move(spec.body), spec.options, nullptr);
+  } catch (...) {
+    // Out of memory or stacks while creating the network: unwind what exists, then report.
+    request_stop();
+    unwind_remaining();
+    throw;
+  }
   specs.clear();
 
   if (live_.load() == 0) {
@@ -85,10 +92,7 @@ RunReport RunState::execute(NetworkSpec& network) {
 }
 
 ProcessId RunState::spawn(std::string name, UniqueFunction<void()> body, ProcessOptions options, Worker* spawner) {
-  if (options.stack_size < config::kMinStackSize || options.stack_size > config::kMaxStackSize) {
-    throw std::invalid_argument(fmt::format("process '{}': stack size {} bytes is outside [{}, {}]", name,
-                                            options.stack_size, config::kMinStackSize, config::kMaxStackSize));
-  }
+  validate(name, options);
   const ProcessId id = next_id_.fetch_add(1, std::memory_order_relaxed);
   auto* p = new Process(*this, id, std::move(name), std::move(body), options);
   {

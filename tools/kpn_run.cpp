@@ -66,6 +66,7 @@ struct Options {
   std::vector<std::string> plugins;
   double t0 = 0;
   std::size_t max_capacity = std::size_t{1} << 20;
+  bool kinds = false;
 };
 
 std::string catalogue() {
@@ -147,12 +148,20 @@ int run(const Options& opt) {
       return kExitBadInput;
     }
   }
+  if (opt.kinds) {  // after the plugins, so that their kinds are listed too
+    std::cout << describe_kinds();
+    return kExitOk;
+  }
   // A wrong scheduler name is a command-line error: find it before loading anything.
   std::unique_ptr<kpn::Scheduler> scheduler = kpn::make_scheduler(opt.scheduler);
 
   const kpn::Topology topology = kpn::load_topology_file(opt.file);
   const kpn::ResolvedNetwork resolved = kpn::resolve(topology, parse_sets(opt.sets));
   if (opt.validate) {
+    // Kinds check their own arguments (a negative count) when they make their processes: build the network
+    // too, without running it, so that --validate accepts exactly what a run would.
+    kpn::ResultSink discard([](std::string_view) {});
+    (void)kpn::build_network(resolved, discard);
     std::cout << fmt::format("{}: ok: network '{}', {} processes, {} channels\n", opt.file, resolved.name,
                              resolved.processes.size(), resolved.channels.size());
     return kExitOk;
@@ -207,7 +216,7 @@ int run(const Options& opt) {
 int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"kpn-run: runs a Kahn process network described in a YAML file"};
-  app.add_option("file", opt.file, "the network's YAML file")->required();
+  CLI::Option* file = app.add_option("file", opt.file, "the network's YAML file")->required();
   app.add_option("--cpus", opt.cpus, "workers (kernel threads, one per CPU); default: every CPU")->check(CLI::Range(0u, 4096u));
   app.add_option("--scheduler", opt.scheduler, "scheduling policy (see the list below)")->capture_default_str();
   app.add_option("--set", opt.sets, "override a parameter of the file: --set key=value (repeatable)")->take_all();
@@ -217,7 +226,8 @@ int main(int argc, char** argv) {
   app.add_flag("--validate", opt.validate, "check the file and exit");
   app.add_flag("--dot", opt.dot, "print the network as Graphviz DOT and exit");
   app.add_flag("--quiet,-q", opt.quiet, "do not print the summary");
-  app.add_option("--plugin", opt.plugins, "load process kinds from a shared library (repeatable)");
+  // One library per --plugin: a list would swallow the file named after it (kpn-run --plugin x.so net.yaml -q).
+  app.add_option("--plugin", opt.plugins, "load process kinds from a shared library (repeatable)")->allow_extra_args(false);
   app.add_option("--t0", opt.t0, "iterations of the work loop per CPU second (default: measured at start)")
       ->check(CLI::PositiveNumber);
   app.add_option("--max-capacity", opt.max_capacity,
@@ -225,13 +235,11 @@ int main(int argc, char** argv) {
                  "1 turns every deadlock into an error")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
-  bool list_kinds = false;
-  app.add_flag("--kinds", list_kinds, "describe every process kind (ports, arguments) and exit");
+  app.add_flag("--kinds", opt.kinds, "describe every process kind (ports, arguments), with --plugin's, and exit");
   app.footer(catalogue());
   // Let --kinds work without a file.
-  if (argc == 2 && std::string(argv[1]) == "--kinds") {
-    std::cout << describe_kinds();
-    return kExitOk;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--kinds") file->required(false);
   }
   try {
     app.parse(argc, argv);

@@ -31,7 +31,7 @@ kpn::ProcessFailed run_expecting_failure(const kpn::test::Config& cfg, kpn::Netw
 
 }  // namespace
 
-TEST_CASE("after close the reader drains what is left, then sees end-of-stream", "[channels]") {
+TEST_CASE("after close the reader drains what is left and then sees end-of-stream", "[channels]") {
   for (const auto& cfg : kpn::test::all_configs()) {
     CAPTURE(cfg.scheduler, cfg.cpus);
     kpn::Network net;
@@ -164,7 +164,7 @@ TEST_CASE("an uncaught ChannelClosed fails the run with ProcessFailed naming the
   }
 }
 
-TEST_CASE("destroying the reader makes a blocked write throw BrokenChannel, which ends the writer quietly",
+TEST_CASE("destroying the reader makes a blocked write throw BrokenChannel and the writer ends quietly",
           "[channels]") {
   for (const auto& cfg : kpn::test::all_configs()) {
     CAPTURE(cfg.scheduler, cfg.cpus);

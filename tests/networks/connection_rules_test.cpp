@@ -238,3 +238,49 @@ channels:
   CHECK(net.processes[0].options.stack_size == 131072);
   CHECK(net.processes[0].options.home_worker == 1);
 }
+
+TEST_CASE("a replica index needs no quotes in block style", "[networks]") {
+  const auto net = resolve_text(R"(network: t
+processes:
+  src: { kind: source }
+  stage: { kind: map, replicas: 2 }
+  snk: { kind: sink }
+channels:
+  - from: src.out
+    to: stage[0].in
+  - { from: stage.out, to: stage.in, shift: 1, wrap: false }
+  - from: stage[1].out
+    to: snk.in
+)");
+  CHECK(net.channels.size() == 3);
+}
+
+TEST_CASE("a process with replicas: 1 is still replicated: named x[0] and paired one to one", "[networks]") {
+  const auto net = resolve_text(R"(network: t
+params: { workers: 1 }
+processes:
+  master: { kind: scatter-gather.master, args: { rounds: 1 } }
+  worker: { kind: scatter-gather.worker, replicas: $workers }
+channels:
+  - { from: master.out, to: worker.in }
+  - { from: worker.out, to: master.in }
+)");
+  CHECK(channel_names(net) == std::vector<std::string>{"master.out[0] -> worker[0].in", "worker[0].out -> master.in[0]"});
+}
+
+TEST_CASE("count, shift and wrap are rejected where they do not apply", "[networks]") {
+  const auto diags = errors_of(R"(network: t
+processes:
+  master: { kind: scatter-gather.master, args: { rounds: 1 } }
+  worker: { kind: scatter-gather.worker, replicas: 2 }
+channels:
+  - { from: master.out, to: worker.in, count: 2 }
+  - { from: worker.out, to: master.in, shift: 1 }
+)");
+  INFO(listing(diags));
+  REQUIRE(diags.size() == 2);
+  CHECK(diags[0].str() == "t.yaml:6:47: channel master.out -> worker.in: 'count' applies only between two array "
+                          "ports of single processes");
+  CHECK(diags[1].str() == "t.yaml:7:5: channel worker.out -> master.in: 'shift' and 'wrap' apply only between "
+                          "replicated processes");
+}

@@ -36,6 +36,20 @@ TEST_CASE("kpn-run loads the example plugin's kind with --plugin and runs its co
   CHECK(r.out == kpn::test::sink_line("collatz", steps) + "\n");
 }
 
+TEST_CASE("kpn-run takes --plugin before the file too, one library per --plugin", "[runner]") {
+  const auto r = kpn_run("--plugin " + quoted_path(example_plugin_path()) + " " + collatz_yaml() +
+                         " --quiet --cpus 1 --set count=3");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == kpn::test::sink_line("collatz", {0, 1, 7}) + "\n");
+}
+
+TEST_CASE("kpn-run --kinds with --plugin describes the plugin's kinds too", "[runner]") {
+  const auto r = kpn_run("--kinds --plugin " + quoted_path(example_plugin_path()));
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("example.collatz\n") && Contains("arg  max_steps") && Contains("sink\n"));
+}
+
 TEST_CASE("without its plugin the example config names the unknown kind and exits 2", "[runner]") {
   const auto r = kpn_run(collatz_yaml() + " --validate");
   CHECK(r.exit_code == 2);

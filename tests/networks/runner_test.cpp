@@ -213,6 +213,19 @@ TEST_CASE("kpn-run --validate exits 2 on a bad file", "[runner]") {
   CHECK_THAT(r.err, Contains("replicas: 0 is out of range"));
 }
 
+TEST_CASE("kpn-run --validate also runs the kinds' own argument checks", "[runner]") {
+  const auto file = write_scratch("negative.yaml", R"(network: negative
+processes:
+  src: { kind: source, args: { count: -1 } }
+  snk: { kind: sink }
+channels:
+  - { from: src.out, to: snk.in }
+)");
+  const auto r = kpn_run(quoted_path(file) + " --validate");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("process 'src' (kind 'source'): count must be >= 0"));
+}
+
 TEST_CASE("kpn-run --dot prints the network as a Graphviz digraph", "[runner]") {
   const auto r = kpn_run(config_path("ring.yaml") + " --dot --set nodes=3");
   REQUIRE(r.exit_code == 0);
@@ -237,4 +250,10 @@ TEST_CASE("kpn-run --kinds describes every kind's ports and arguments", "[runner
     CHECK_THAT(r.out, Contains(k->name + "\n  "));
   }
   CHECK_THAT(r.out, Contains("arg  rounds     integer (required)"));
+}
+
+TEST_CASE("kpn-run --kinds after a file describes the kinds instead of running the file", "[runner]") {
+  const auto r = kpn_run(config_path("ring.yaml") + " --kinds");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("ring.node\n") && !Contains("node[0]: laps="));
 }

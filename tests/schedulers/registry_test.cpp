@@ -44,7 +44,7 @@ TEST_CASE("make_scheduler rejects an unknown name and lists the known ones", "[s
   REQUIRE_THAT(what, Catch::Contains("ws-cur") && Catch::Contains("ws-last"));
 }
 
-TEST_CASE("scheduler_list contains both work-stealing policies, sorted and described", "[schedulers]") {
+TEST_CASE("scheduler_list contains both work-stealing policies sorted by name and described", "[schedulers]") {
   REQUIRE(listed("ws-cur"));
   REQUIRE(listed("ws-last"));
   const auto list = kpn::scheduler_list();

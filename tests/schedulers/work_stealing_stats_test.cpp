@@ -88,7 +88,7 @@ TEST_CASE("an idle worker steals a process queued behind a busy one", "[schedule
   }
 }
 
-TEST_CASE("with idle time on two workers, steal attempts are counted and bound the steals", "[schedulers]") {
+TEST_CASE("with idle time on two workers steal attempts are counted and bound the steals", "[schedulers]") {
   for (const char* scheduler : {"ws-cur", "ws-last"}) {
     CAPTURE(scheduler);
     const kpn::RunReport report = run_ping_pong({scheduler, 2});
@@ -99,7 +99,7 @@ TEST_CASE("with idle time on two workers, steal attempts are counted and bound t
   }
 }
 
-TEST_CASE("the report has one entry per worker, in order", "[schedulers]") {
+TEST_CASE("the report has one entry per worker in worker order", "[schedulers]") {
   for (const auto& cfg : kpn::test::all_configs()) {
     CAPTURE(cfg.scheduler, cfg.cpus);
     const kpn::RunReport report = run_ping_pong(cfg);
