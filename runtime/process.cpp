@@ -11,6 +11,7 @@
 #include "runtime/scheduler.hpp"
 #include "runtime/stack_pool.hpp"
 #include "runtime/this_process.hpp"
+#include "runtime/asan.hpp"
 #include "runtime/tsan.hpp"
 #include "runtime/worker.hpp"
 
@@ -39,6 +40,9 @@ Process::Process(RunState& run, ProcessId id, std::string name, UniqueFunction<v
 }
 
 ctx::fiber Process::entry(ctx::fiber&& worker) {
+#if defined(KPN_ASAN)
+  KPN_ASAN_FINISH_SWITCH(nullptr, &resumer_stack_bottom_, &resumer_stack_size_);
+#endif
   worker_ = std::move(worker);
   if (!cancel_) {
     try {
@@ -59,6 +63,9 @@ ctx::fiber Process::entry(ctx::fiber&& worker) {
   reason_ = SwitchReason::Exit;
   // No TSan fiber switch here: the frames below still return on this stack. The worker announces the
   // switch once the final jump has landed (Worker::run_process).
+#if defined(KPN_ASAN)
+  KPN_ASAN_START_SWITCH(nullptr, resumer_stack_bottom_, resumer_stack_size_);  // nullptr: this stack dies
+#endif
   return std::move(worker_);
 }
 
@@ -67,7 +74,13 @@ void Process::switch_to_worker(SwitchReason why) {
 #if defined(KPN_TSAN)
   KPN_TSAN_SWITCH_TO(resumer_tsan_fiber_);
 #endif
+#if defined(KPN_ASAN)
+  KPN_ASAN_START_SWITCH(&asan_fake_stack_, resumer_stack_bottom_, resumer_stack_size_);
+#endif
   worker_ = std::move(worker_).resume();
+#if defined(KPN_ASAN)
+  KPN_ASAN_FINISH_SWITCH(asan_fake_stack_, &resumer_stack_bottom_, &resumer_stack_size_);
+#endif
 }
 
 void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirection direction) {

@@ -105,6 +105,11 @@ class Process {
 #if defined(KPN_DEBUG_CHECKS)
   std::atomic<bool> on_cpu_{false};
 #endif
+#if defined(KPN_ASAN)
+  void* asan_fake_stack_ = nullptr;
+  const void* resumer_stack_bottom_ = nullptr;  // the worker thread's stack, learnt at each resume
+  std::size_t resumer_stack_size_ = 0;
+#endif
 #if defined(KPN_TSAN)
   void* tsan_fiber_ = nullptr;
   void* resumer_tsan_fiber_ = nullptr;  // the worker's, set at each resume

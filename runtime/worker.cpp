@@ -12,6 +12,7 @@
 #include "runtime/process.hpp"
 #include "runtime/run_state.hpp"
 #include "runtime/scheduler.hpp"
+#include "runtime/asan.hpp"
 #include "runtime/tsan.hpp"
 
 namespace kpn {
@@ -81,9 +82,16 @@ void Worker::run_process(Process& p) {
   p.resumer_tsan_fiber_ = KPN_TSAN_CURRENT_FIBER();
   KPN_TSAN_SWITCH_TO(p.tsan_fiber_);
 #endif
+#if defined(KPN_ASAN)
+  void* fake_stack = nullptr;
+  KPN_ASAN_START_SWITCH(&fake_stack, static_cast<char*>(p.stack.sp) - p.stack.size, p.stack.size);
+#endif
   const std::uint64_t start = cycle_clock::now();
   p.context_ = std::move(p.context_).resume();
   const std::uint64_t ran = cycle_clock::now() - start;
+#if defined(KPN_ASAN)
+  KPN_ASAN_FINISH_SWITCH(fake_stack, nullptr, nullptr);
+#endif
 #if defined(KPN_TSAN)
   // A process that yields or parks announces the switch itself; an exiting one cannot (process.cpp).
   if (p.reason_ == SwitchReason::Exit) KPN_TSAN_SWITCH_TO(p.resumer_tsan_fiber_);

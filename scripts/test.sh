@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Sets up the machine (apt, idempotent), builds kpn in Release with warnings as errors, and runs the test
-# suite. With --tsan it then builds the suite with ThreadSanitizer (build-tsan/) and runs it again.
+# suite. With --tsan, --asan or --ubsan it then builds the suite with that sanitizer (build-thread/,
+# build-address/, build-undefined/) and runs it again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tsan=0
+sanitizers=()
 for arg in "$@"; do
   case "$arg" in
-    --tsan) tsan=1 ;;
-    *) echo "usage: $0 [--tsan]" >&2; exit 2 ;;
+    --tsan) sanitizers+=(thread) ;;
+    --asan) sanitizers+=(address) ;;
+    --ubsan) sanitizers+=(undefined) ;;
+    *) echo "usage: $0 [--tsan] [--asan] [--ubsan]" >&2; exit 2 ;;
   esac
 done
 
@@ -16,10 +19,15 @@ bash scripts/setup.sh
 bash scripts/build.sh -DKPN_WERROR=ON
 ctest --test-dir build --output-on-failure
 
-if [ "$tsan" = 1 ]; then
-  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPN_SANITIZE=thread \
+for san in "${sanitizers[@]}"; do
+  dir="build-$san"
+  echo "== test suite under the $san sanitizer ($dir)"
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPN_SANITIZE="$san" \
     -DKPN_BUILD_BENCH=OFF -DKPN_WERROR=ON > /dev/null
-  cmake --build build-tsan --target kpn-tests
+  cmake --build "$dir"
   # halt_on_error: a report fails the run instead of scrolling past.
-  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" ctest --test-dir build-tsan --output-on-failure
-fi
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
+  ASAN_OPTIONS="halt_on_error=1 detect_leaks=1 ${ASAN_OPTIONS:-}" \
+  UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1 ${UBSAN_OPTIONS:-}" \
+    ctest --test-dir "$dir" --output-on-failure
+done
