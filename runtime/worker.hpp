@@ -56,6 +56,7 @@ class alignas(64) Worker {
   const int index_;
   const int pu_;
   std::uint64_t rng_;
+  std::uint64_t last_tick_;  // cycle_clock at the last switch back (or the end of the last idle spell)
   RunQueue queue_;
   WorkerCounters counters_;
 };
