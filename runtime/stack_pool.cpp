@@ -4,6 +4,9 @@
 #include <new>
 #include <string>
 
+#if defined(KPN_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -165,6 +168,11 @@ int cache_index(const StackPool* pool) noexcept {
 
 boost::context::stack_context PooledStack::allocate() {
   boost::context::stack_context sc = pool_->allocate(size_, cache_index(pool_));
+#if defined(KPN_ASAN)
+  // A reused stack still carries the poisoned redzones of frames its last process never returned from
+  // (the fiber's entry frame, for one): clear them, or the new process trips over them.
+  ASAN_UNPOISON_MEMORY_REGION(static_cast<char*>(sc.sp) - sc.size, sc.size);
+#endif
   if (bounds_ != nullptr) *bounds_ = sc;
   return sc;
 }
