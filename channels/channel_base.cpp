@@ -85,14 +85,19 @@ void register_with_current_run(std::shared_ptr<ChannelView> channel) {
   if (Process* self = current_process()) self->run_state().register_channel(std::move(channel));
 }
 
+void throw_empty_endpoint(bool writer_side) {
+  throw ChannelMisuse(fmt::format("this {} has no channel (default-constructed or moved from)",
+                                  writer_side ? "writer" : "reader"));
+}
+
 void EndpointOwner::check_slow(Process* self, ChannelBase& ch, bool writer_side) {
   const std::string& channel = ch.name();
   const char* side = writer_side ? "writer" : "reader";
   if (self == nullptr) {
     throw ChannelMisuse(fmt::format("channel '{}': the {} may only be used from a kpn process", channel, side));
   }
-  if (id_ == 0) {
-    id_ = self->id();
+  if (id_.load(std::memory_order_relaxed) == 0) {
+    id_.store(self->id(), std::memory_order_relaxed);
     name_ = self->name();
     ch.record_endpoint_user(writer_side, name_);
     return;

@@ -4,6 +4,7 @@
 // endpoint, to hand it to a new process, clears the binding). Destroying the writer closes the channel;
 // destroying the reader makes further writes throw BrokenChannel.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -28,102 +29,101 @@ class EndpointOwner {
   EndpointOwner() = default;
   EndpointOwner(EndpointOwner&&) noexcept {}  // a moved endpoint is unbound
   EndpointOwner& operator=(EndpointOwner&&) noexcept {
-    id_ = 0;
+    id_.store(0, std::memory_order_relaxed);
     return *this;
   }
-  bool bound() const noexcept { return id_ != 0; }
+  bool bound() const noexcept { return id_.load(std::memory_order_relaxed) != 0; }
   // Binds on first use; throws ChannelMisuse if the caller is not a process or not the bound one.
   void check(ChannelBase& channel, bool writer_side) {
     Process* self = current_process();
-    if (self != nullptr && self->id() == id_) return;
+    if (self != nullptr && self->id() == id_.load(std::memory_order_relaxed)) return;
     check_slow(self, channel, writer_side);
   }
 
  private:
   void check_slow(Process* self, ChannelBase& channel, bool writer_side);
-  ProcessId id_ = 0;
+  // Atomic only so that a misuse (two processes sharing one endpoint at once) is reported, not a data
+  // race; the owner is the only legitimate writer.
+  std::atomic<ProcessId> id_{0};
   std::string name_;
+};
+
+// A default-constructed or moved-from endpoint has no channel.
+[[noreturn]] void throw_empty_endpoint(bool writer_side);
+
+// What the two ends share: the channel, the binding to the one process that may use it, and the
+// hand-over rules. `kWriter` says which end this is.
+template <class T, bool kWriter>
+class Endpoint {
+ public:
+  Endpoint() = default;
+  explicit Endpoint(std::shared_ptr<Channel<T>> channel) : channel_(std::move(channel)) {}
+  Endpoint(Endpoint&& other) noexcept : channel_(std::move(other.channel_)) { forget_user(other); }
+  Endpoint& operator=(Endpoint&& other) noexcept {
+    if (this != &other) {
+      release();
+      channel_ = std::move(other.channel_);
+      owner_ = std::move(other.owner_);
+      forget_user(other);
+    }
+    return *this;
+  }
+  ~Endpoint() { release(); }
+
+  explicit operator bool() const noexcept { return channel_ != nullptr; }
+  const std::string& channel_name() const noexcept { return channel_->name(); }
+
+ protected:
+  // The channel, after checking that the calling process may use this end.
+  Channel<T>& use() {
+    if (!channel_) detail::throw_empty_endpoint(kWriter);
+    owner_.check(*channel_, kWriter);
+    return *channel_;
+  }
+  Channel<T>* channel() const noexcept { return channel_.get(); }
+
+ private:
+  // The endpoint changes hands: the process that used it may no longer be the one at this end.
+  void forget_user(const Endpoint& from) noexcept {
+    if (channel_ && from.owner_.bound()) channel_->record_endpoint_user(kWriter, std::string());
+  }
+  // Letting go of the writer ends the stream; letting go of the reader breaks the channel.
+  void release() noexcept {
+    if (!channel_) return;
+    if constexpr (kWriter) {
+      channel_->close();
+    } else {
+      channel_->detach_reader();
+    }
+    channel_.reset();
+  }
+
+  std::shared_ptr<Channel<T>> channel_;
+  EndpointOwner owner_;
 };
 
 }  // namespace detail
 
 template <class T>
-class Writer {
+class Writer : public detail::Endpoint<T, true> {
  public:
-  Writer() = default;
-  explicit Writer(std::shared_ptr<Channel<T>> channel) : channel_(std::move(channel)) {}
-  Writer(Writer&& other) noexcept : channel_(std::move(other.channel_)) { forget_user(other); }
-  Writer& operator=(Writer&& other) noexcept {
-    if (this != &other) {
-      release();
-      channel_ = std::move(other.channel_);
-      owner_ = std::move(other.owner_);
-      forget_user(other);
-    }
-    return *this;
-  }
-  ~Writer() { release(); }
+  using detail::Endpoint<T, true>::Endpoint;
 
   // Blocks while the channel is full. Throws ChannelClosed after close(), BrokenChannel if the reader is gone.
-  void write(T value) {
-    owner_.check(*channel_, true);
-    channel_->write(std::move(value));
-  }
+  void write(T value) { this->use().write(std::move(value)); }
   // Ends the stream; the reader drains what was written, then sees end-of-stream. Idempotent.
   void close() noexcept {
-    if (channel_) channel_->close();
+    if (auto* c = this->channel()) c->close();
   }
-  explicit operator bool() const noexcept { return channel_ != nullptr; }
-  const std::string& channel_name() const noexcept { return channel_->name(); }
-
- private:
-  // The endpoint changes hands: the process that used it may no longer be the channel's writer.
-  void forget_user(const Writer& from) noexcept {
-    if (channel_ && from.owner_.bound()) channel_->record_endpoint_user(true, std::string());
-  }
-  void release() noexcept {
-    if (channel_) channel_->close();
-    channel_.reset();
-  }
-  std::shared_ptr<Channel<T>> channel_;
-  detail::EndpointOwner owner_;
 };
 
 template <class T>
-class Reader {
+class Reader : public detail::Endpoint<T, false> {
  public:
-  Reader() = default;
-  explicit Reader(std::shared_ptr<Channel<T>> channel) : channel_(std::move(channel)) {}
-  Reader(Reader&& other) noexcept : channel_(std::move(other.channel_)) { forget_user(other); }
-  Reader& operator=(Reader&& other) noexcept {
-    if (this != &other) {
-      release();
-      channel_ = std::move(other.channel_);
-      owner_ = std::move(other.owner_);
-      forget_user(other);
-    }
-    return *this;
-  }
-  ~Reader() { release(); }
+  using detail::Endpoint<T, false>::Endpoint;
 
   // Blocks while the channel is empty and open; std::nullopt once it is closed and drained.
-  std::optional<T> read() {
-    owner_.check(*channel_, false);
-    return channel_->read();
-  }
-  explicit operator bool() const noexcept { return channel_ != nullptr; }
-  const std::string& channel_name() const noexcept { return channel_->name(); }
-
- private:
-  void forget_user(const Reader& from) noexcept {
-    if (channel_ && from.owner_.bound()) channel_->record_endpoint_user(false, std::string());
-  }
-  void release() noexcept {
-    if (channel_) channel_->detach_reader();
-    channel_.reset();
-  }
-  std::shared_ptr<Channel<T>> channel_;
-  detail::EndpointOwner owner_;
+  std::optional<T> read() { return this->use().read(); }
 };
 
 }  // namespace kpn

@@ -20,6 +20,12 @@ std::uint64_t spin(std::uint64_t iterations, std::uint64_t seed) noexcept {
   return x;
 }
 
+void burn(std::uint64_t iterations, std::uint64_t seed) noexcept {
+  if (iterations == 0) return;
+  volatile std::uint64_t sink = spin(iterations, seed);
+  (void)sink;
+}
+
 double measure_iterations_per_second() {
   using clock = std::chrono::steady_clock;
   std::uint64_t n = 1 << 16;

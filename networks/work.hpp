@@ -8,6 +8,8 @@ namespace kpn::work {
 
 // Runs `iterations` divisions; the result depends on every one (so none can be optimised away).
 std::uint64_t spin(std::uint64_t iterations, std::uint64_t seed) noexcept;
+// spin() for its cost alone: the result is consumed here.
+void burn(std::uint64_t iterations, std::uint64_t seed) noexcept;
 
 // T0 for this machine, measured on first use (about 0.1 s) unless set_iterations_per_second() set it.
 double iterations_per_second();

@@ -36,8 +36,9 @@ void Runtime::place_workers(const RuntimeOptions& options) {
   const std::vector<int>& pus = topology_->allowed_pus();
   const unsigned n = options.cpus == 0 ? static_cast<unsigned>(pus.size()) : options.cpus;
   if (n > kMaxCpus) throw std::invalid_argument(fmt::format("cpus = {} is more than {}", n, kMaxCpus));
-  if (n > pus.size()) {
-    log().warn("{} workers requested but only {} processing units are available: workers will share them", n,
+  static std::atomic<bool> warned{false};  // once per program: tests oversubscribe on purpose, often
+  if (n > pus.size() && !warned.exchange(true)) {
+    log().warn("{} workers requested but only {} processing units are available: workers will share them (said once per program)", n,
                pus.size());
   }
   pus_.clear();

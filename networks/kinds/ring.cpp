@@ -29,10 +29,7 @@ KPN_REGISTER_KIND(ring_node, {
       return [in = ctx.input<i64>("in"), out = ctx.output<i64>("out"), laps, first = ctx.replica() == 0,
               iterations = work::iterations_for_us(us), name = ctx.name(), results = &ctx.results()]() mutable {
         auto hop = [&](i64 token) {
-          if (iterations != 0) {
-            volatile std::uint64_t sink = work::spin(iterations, static_cast<std::uint64_t>(token));
-            (void)sink;
-          }
+          work::burn(iterations, static_cast<std::uint64_t>(token));
           out.write(token + 1);
         };
         if (!first) {

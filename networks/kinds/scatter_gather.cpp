@@ -54,8 +54,7 @@ KPN_REGISTER_KIND(sg_worker, {
       if (us < 0) throw std::invalid_argument("work_us must be >= 0");
       return [in = ctx.input<i64>("in"), out = ctx.output<i64>("out"), iterations = work::iterations_for_us(us)]() mutable {
         while (auto v = in.read()) {
-          volatile std::uint64_t sink = work::spin(iterations, static_cast<std::uint64_t>(*v));
-          (void)sink;
+          work::burn(iterations, static_cast<std::uint64_t>(*v));
           out.write(*v);
         }
       };

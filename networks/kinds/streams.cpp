@@ -85,10 +85,7 @@ KPN_REGISTER_KIND(map, {
       return [in = ctx.input<i64>("in"), out = ctx.output<i64>("out"), mul = ctx.int_arg("mul"), add = ctx.int_arg("add"),
               iterations = work::iterations_for_us(us)]() mutable {
         while (auto v = in.read()) {
-          if (iterations != 0) {
-            volatile std::uint64_t sink = work::spin(iterations, static_cast<std::uint64_t>(*v));
-            (void)sink;
-          }
+          work::burn(iterations, static_cast<std::uint64_t>(*v));
           out.write(*v * mul + add);
         }
       };
