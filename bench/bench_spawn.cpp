@@ -7,6 +7,7 @@
 #include <kpn.hpp>
 
 #include "benchmarks.hpp"
+#include "timed_region.hpp"
 
 namespace kpn_bench {
 namespace {
@@ -40,7 +41,9 @@ Result bench_spawn(const Options& o) {
       };
       for (long b = 0; b < kWarmupBatches; ++b) batch();
       t0 = now_s();
+      KPN_BENCH_TIMED_BEGIN();
       for (long b = 0; b < kChildren / kBatch; ++b) batch();
+      KPN_BENCH_TIMED_END();
       t1 = now_s();
     });
     kpn::Runtime rt({.cpus = 1, .scheduler = o.scheduler});

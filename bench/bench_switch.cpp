@@ -9,6 +9,7 @@
 
 #include "benchmarks.hpp"
 #include "no_steal_scheduler.hpp"
+#include "timed_region.hpp"
 
 namespace kpn_bench {
 namespace {
@@ -49,9 +50,15 @@ Result bench_yield(const Options& o) {
       net.process(name, [&st] {
         for (long i = 0; i < kWarmup; ++i) kpn::yield();
         // Both processes are in lockstep; the first past the warm-up starts the clock.
-        if (st.t0 == 0) st.t0 = now_s();
+        if (st.t0 == 0) {
+          st.t0 = now_s();
+          KPN_BENCH_TIMED_BEGIN();
+        }
         for (long i = 0; i < kYields; ++i) kpn::yield();
-        if (st.finished.fetch_add(1) == 1) st.t1 = now_s();
+        if (st.finished.fetch_add(1) == 1) {
+          KPN_BENCH_TIMED_END();
+          st.t1 = now_s();
+        }
       });
     }
     kpn::Runtime rt({.cpus = 1, .scheduler = o.scheduler});
@@ -88,10 +95,12 @@ Result bench_pingpong(const Options& o, Placement placement) {
         rx.read();
       }
       st.t0 = now_s();
+      KPN_BENCH_TIMED_BEGIN();
       for (long i = 0; i < n; ++i) {
         tx.write(static_cast<int>(i));
         if (rx.read() != static_cast<int>(i)) throw std::runtime_error("ping-pong: wrong reply");
       }
+      KPN_BENCH_TIMED_END();
       st.t1 = now_s();
     });
     net.process("b", [rx = std::move(ping_rx), tx = std::move(pong_tx)]() mutable {

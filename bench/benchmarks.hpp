@@ -13,6 +13,9 @@ struct Options {
   int reps = 5;
 };
 
+// The building blocks of a switch on this machine, without kpn: rdtsc, a lock round, a locked add, a
+// Boost.Context switch pair, steady_clock::now, sched_yield, a cache line's round trip between two CPUs.
+Result bench_primitives(const Options& o);
 // Two processes on one worker calling kpn::yield() in turn: ns per yield (one process-to-process switch,
 // through the worker).
 Result bench_yield(const Options& o);

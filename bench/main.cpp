@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
     std::function<Result(const Options&)> run;
   };
   std::vector<Entry> all{
+      {"primitives", bench_primitives},
       {"yield", bench_yield},
       {"pingpong-1cpu", [](const Options& o) { return bench_pingpong(o, Placement::OneWorker); }},
       {"pingpong-2cpu", [](const Options& o) { return bench_pingpong(o, Placement::TwoWorkersPolicy); }},

@@ -83,7 +83,7 @@ std::vector<std::string> config_files() {
 
 }  // namespace
 
-TEST_CASE("the known results match the sink's definition on small cases", "[networks]") {
+TEST_CASE("the independently computed results agree with known values", "[networks]") {
   CHECK(sink_line("fibonacci", fibonacci(90)) == "fibonacci: count=90 sum=7540113804746346428 hash=4dc021b336294fdc");
   CHECK(sink_line("fork-join", affine(100000, 3, 0)).find("sum=14999850000 ") != std::string::npos);
   const auto h = hamming(1691);

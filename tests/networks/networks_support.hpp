@@ -89,14 +89,20 @@ inline std::string sink_line(const std::string& label, const std::vector<std::in
   return fmt::format("{}: count={} sum={} hash={:016x}", label, values.size(), sum, h);
 }
 
-// A scratch directory for this test process, and unique file names in it.
-inline std::filesystem::path scratch_dir() {
-  static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / fmt::format("kpn-networks-tests-{}", ::getpid());
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir;
+// A scratch directory for this test process (removed at exit), and unique file names in it.
+struct ScratchDir {
+  std::filesystem::path path;
+  ScratchDir() : path(std::filesystem::temp_directory_path() / fmt::format("kpn-networks-tests-{}", ::getpid())) {
+    std::filesystem::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+inline const std::filesystem::path& scratch_dir() {
+  static const ScratchDir dir;
+  return dir.path;
 }
 inline std::filesystem::path scratch_file(const std::string& stem) {
   static std::atomic<int> counter{0};

@@ -1,0 +1,156 @@
+// primitives: what the building blocks of a switch cost on this machine, so that the other results can be
+// read against them (and compared across machines). None of it uses kpn; all of it is what kpn's hot paths
+// are made of: a time-stamp read, a locked read-modify-write, a Boost.Context switch, a cache line moving
+// between two CPUs, sched_yield.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <boost/context/fiber.hpp>
+
+#include "benchmarks.hpp"
+#include "runtime/cycle_clock.hpp"
+
+namespace kpn_bench {
+namespace {
+
+namespace ctx = boost::context;
+
+volatile std::uint64_t g_sink;
+
+// ns per iteration of `body(n)`, which runs n iterations.
+template <class F>
+double ns_per(long n, F&& body) {
+  const double t0 = now_s();
+  body(n);
+  return (now_s() - t0) * 1e9 / static_cast<double>(n);
+}
+
+double rdtsc_ns() {
+  return ns_per(10'000'000, [](long n) {
+    std::uint64_t s = 0;
+    for (long i = 0; i < n; ++i) s += kpn::cycle_clock::now();
+    g_sink = s;
+  });
+}
+
+// One uncontended acquire (exchange) and release (store): a run-queue or channel lock round.
+double lock_round_ns() {
+  std::atomic<bool> locked{false};
+  return ns_per(10'000'000, [&](long n) {
+    for (long i = 0; i < n; ++i) {
+      while (locked.exchange(true, std::memory_order_acquire)) {
+      }
+      locked.store(false, std::memory_order_release);
+    }
+  });
+}
+
+// An uncontended locked add: the `active` counter's update on park and unblock.
+double fetch_add_ns() {
+  std::atomic<long> c{0};
+  return ns_per(10'000'000, [&](long n) {
+    for (long i = 0; i < n; ++i) c.fetch_add(1, std::memory_order_acq_rel);
+  });
+}
+
+// Into a fiber and back: two jump_fcontext, what kpn does per switch (process -> worker -> process).
+double fiber_pair_ns() {
+  bool stop = false;
+  ctx::fiber f{[&stop](ctx::fiber&& caller) {
+    while (!stop) caller = std::move(caller).resume();
+    return std::move(caller);
+  }};
+  const double ns = ns_per(10'000'000, [&](long n) {
+    for (long i = 0; i < n; ++i) f = std::move(f).resume();
+  });
+  stop = true;
+  f = std::move(f).resume();  // lets the fiber return
+  return ns;
+}
+
+double sched_yield_ns() {
+  return ns_per(200'000, [](long n) {
+    for (long i = 0; i < n; ++i) sched_yield();
+  });
+}
+
+double steady_clock_ns() {
+  return ns_per(2'000'000, [](long n) {
+    std::int64_t s = 0;
+    for (long i = 0; i < n; ++i) s += std::chrono::steady_clock::now().time_since_epoch().count();
+    g_sink = static_cast<std::uint64_t>(s);
+  });
+}
+
+bool pin_to(pthread_t t, int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(t, sizeof set, &set) == 0;
+}
+
+// Two threads on CPUs 0 and 1 bounce a counter through two cache lines: the hardware's floor for any
+// round trip between two workers. Returns 0 if the threads cannot be pinned.
+double cross_cpu_round_trip_ns() {
+  struct alignas(64) Line {
+    std::atomic<long> v{0};
+  };
+  Line ping, pong;
+  const long n = 500'000;
+  cpu_set_t old;
+  pthread_getaffinity_np(pthread_self(), sizeof old, &old);
+  if (!pin_to(pthread_self(), 0)) return 0;
+  std::thread echo([&] {
+    for (long i = 1; i <= n; ++i) {
+      while (ping.v.load(std::memory_order_acquire) != i) {
+      }
+      pong.v.store(i, std::memory_order_release);
+    }
+  });
+  // Pinned before it can spin: a real-time (chrt) echo thread on CPU 0 would otherwise starve this one.
+  const bool pinned = pin_to(echo.native_handle(), 1);
+  const double ns = ns_per(n, [&](long m) {
+    for (long i = 1; i <= m; ++i) {
+      ping.v.store(i, std::memory_order_release);
+      while (pong.v.load(std::memory_order_acquire) != i) {
+      }
+    }
+  });
+  echo.join();
+  pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+  return pinned ? ns : 0;
+}
+
+}  // namespace
+
+Result bench_primitives(const Options& o) {
+  Result r;
+  r.bench = "primitives";
+  r.what = "building blocks of a switch, without kpn: ns per operation on the calling thread";
+  r.config = {{"cpus", "1 (cross_cpu: CPUs 0 and 1)"}};
+  Metric& tsc = r.metric("rdtsc", "ns");
+  Metric& lock = r.metric("lock_xchg_and_release", "ns");
+  Metric& add = r.metric("locked_fetch_add", "ns");
+  Metric& fiber = r.metric("fiber_resume_pair", "ns");
+  Metric& clock = r.metric("steady_clock_now", "ns");
+  Metric& yield = r.metric("sched_yield", "ns");
+  Metric* cross = std::thread::hardware_concurrency() > 1 ? &r.metric("cross_cpu_round_trip", "ns") : nullptr;
+  for (int rep = 0; rep < o.reps; ++rep) {
+    tsc.samples.push_back(rdtsc_ns());
+    lock.samples.push_back(lock_round_ns());
+    add.samples.push_back(fetch_add_ns());
+    fiber.samples.push_back(fiber_pair_ns());
+    clock.samples.push_back(steady_clock_ns());
+    yield.samples.push_back(sched_yield_ns());
+    if (cross != nullptr) cross->samples.push_back(cross_cpu_round_trip_ns());
+  }
+  return r;
+}
+
+}  // namespace kpn_bench
