@@ -1,7 +1,7 @@
 // primitives: what the building blocks of a switch cost on this machine, so that the other results can be
-// read against them (and compared across machines). None of it uses kpn; all of it is what kpn's hot paths
-// are made of: a time-stamp read, a locked read-modify-write, a Boost.Context switch, a cache line moving
-// between two CPUs, sched_yield.
+// read against them (and compared across machines). None of it runs kpn; all of it is what kpn's hot paths
+// are made of: a time-stamp read, a locked read-modify-write, a Boost.Context switch, a pause, a cache line
+// moving between two CPUs, sched_yield.
 
 #include <atomic>
 #include <chrono>
@@ -14,6 +14,7 @@
 #include <boost/context/fiber.hpp>
 
 #include "benchmarks.hpp"
+#include "runtime/cpu_relax.hpp"
 #include "runtime/cycle_clock.hpp"
 
 namespace kpn_bench {
@@ -74,6 +75,14 @@ double fiber_pair_ns() {
   return ns;
 }
 
+// The spin-wait hint the run-queue lock and the steal loop use (cpu_relax): its latency differs by an
+// order of magnitude between CPU models.
+double pause_ns() {
+  return ns_per(2'000'000, [](long n) {
+    for (long i = 0; i < n; ++i) kpn::cpu_relax();
+  });
+}
+
 double sched_yield_ns() {
   return ns_per(200'000, [](long n) {
     for (long i = 0; i < n; ++i) sched_yield();
@@ -88,43 +97,59 @@ double steady_clock_ns() {
   });
 }
 
-bool pin_to(pthread_t t, int cpu) {
+cpu_set_t only_cpu(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(t, sizeof set, &set) == 0;
+  return set;
+}
+
+struct alignas(64) Line {
+  std::atomic<long> v{0};
+};
+struct CrossCpu {
+  Line ping, pong;
+  long n = 500'000;
+};
+
+void* echo_main(void* arg) {
+  auto& c = *static_cast<CrossCpu*>(arg);
+  for (long i = 1; i <= c.n; ++i) {
+    while (c.ping.v.load(std::memory_order_acquire) != i) {
+    }
+    c.pong.v.store(i, std::memory_order_release);
+  }
+  return nullptr;
 }
 
 // Two threads on CPUs 0 and 1 bounce a counter through two cache lines: the hardware's floor for any
-// round trip between two workers. Returns 0 if the threads cannot be pinned.
+// round trip between two workers. The echo thread is created on CPU 1 (never on the caller's CPU, where a
+// real-time echo thread spinning under chrt would starve the caller). Returns 0 if pinning fails.
 double cross_cpu_round_trip_ns() {
-  struct alignas(64) Line {
-    std::atomic<long> v{0};
-  };
-  Line ping, pong;
-  const long n = 500'000;
+  CrossCpu c;
   cpu_set_t old;
   pthread_getaffinity_np(pthread_self(), sizeof old, &old);
-  if (!pin_to(pthread_self(), 0)) return 0;
-  std::thread echo([&] {
-    for (long i = 1; i <= n; ++i) {
-      while (ping.v.load(std::memory_order_acquire) != i) {
+  const cpu_set_t cpu0 = only_cpu(0), cpu1 = only_cpu(1);
+  if (pthread_setaffinity_np(pthread_self(), sizeof cpu0, &cpu0) != 0) return 0;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setaffinity_np(&attr, sizeof cpu1, &cpu1);
+  pthread_t echo;
+  const bool started = pthread_create(&echo, &attr, echo_main, &c) == 0;
+  pthread_attr_destroy(&attr);
+  double ns = 0;
+  if (started) {
+    ns = ns_per(c.n, [&](long m) {
+      for (long i = 1; i <= m; ++i) {
+        c.ping.v.store(i, std::memory_order_release);
+        while (c.pong.v.load(std::memory_order_acquire) != i) {
+        }
       }
-      pong.v.store(i, std::memory_order_release);
-    }
-  });
-  // Pinned before it can spin: a real-time (chrt) echo thread on CPU 0 would otherwise starve this one.
-  const bool pinned = pin_to(echo.native_handle(), 1);
-  const double ns = ns_per(n, [&](long m) {
-    for (long i = 1; i <= m; ++i) {
-      ping.v.store(i, std::memory_order_release);
-      while (pong.v.load(std::memory_order_acquire) != i) {
-      }
-    }
-  });
-  echo.join();
+    });
+    pthread_join(echo, nullptr);
+  }
   pthread_setaffinity_np(pthread_self(), sizeof old, &old);
-  return pinned ? ns : 0;
+  return ns;
 }
 
 }  // namespace
@@ -138,6 +163,7 @@ Result bench_primitives(const Options& o) {
   Metric& lock = r.metric("lock_xchg_and_release", "ns");
   Metric& add = r.metric("locked_fetch_add", "ns");
   Metric& fiber = r.metric("fiber_resume_pair", "ns");
+  Metric& relax = r.metric("cpu_relax_pause", "ns");
   Metric& clock = r.metric("steady_clock_now", "ns");
   Metric& yield = r.metric("sched_yield", "ns");
   Metric* cross = std::thread::hardware_concurrency() > 1 ? &r.metric("cross_cpu_round_trip", "ns") : nullptr;
@@ -146,6 +172,7 @@ Result bench_primitives(const Options& o) {
     lock.samples.push_back(lock_round_ns());
     add.samples.push_back(fetch_add_ns());
     fiber.samples.push_back(fiber_pair_ns());
+    relax.samples.push_back(pause_ns());
     clock.samples.push_back(steady_clock_ns());
     yield.samples.push_back(sched_yield_ns());
     if (cross != nullptr) cross->samples.push_back(cross_cpu_round_trip_ns());

@@ -3,7 +3,7 @@
 //
 //   build/bin/kpn-bench [--only NAME] [--scheduler ws-last|ws-cur] [--reps N] [--json]
 //
-// NAME is a benchmark (yield, pingpong-1cpu, ..., chain-2cpu) or a group (pingpong, chain).
+// NAME is a benchmark (primitives, yield, pingpong-1cpu, ..., chain-2cpu) or a group (pingpong, chain).
 
 #include <cstdio>
 #include <exception>
