@@ -76,15 +76,19 @@ void on_fault(int sig, siginfo_t* info, void* uctx) {
 }  // namespace
 
 void install_fault_handler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction sa {};
-    sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGSEGV, &sa, &g_previous_segv);
-    ::sigaction(SIGBUS, &sa, &g_previous_bus);
-  });
+  // Installed again whenever someone (a test framework, another library) replaced it since; the handler
+  // it replaces is kept and called for faults that are not a process's stack overflow.
+  static std::mutex mutex;
+  std::lock_guard g(mutex);
+  struct sigaction current {};
+  ::sigaction(SIGSEGV, nullptr, &current);
+  if ((current.sa_flags & SA_SIGINFO) != 0 && current.sa_sigaction == on_fault) return;
+  struct sigaction sa {};
+  sa.sa_sigaction = on_fault;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGSEGV, &sa, &g_previous_segv);
+  ::sigaction(SIGBUS, &sa, &g_previous_bus);
 }
 
 AltSignalStack::AltSignalStack() {

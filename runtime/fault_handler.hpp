@@ -6,7 +6,7 @@
 
 namespace kpn {
 
-// Installs the handler once per program (idempotent, thread-safe).
+// Installs the handler unless it is installed already (thread-safe; Runtime calls it).
 void install_fault_handler();
 
 // An alternate signal stack for the calling thread, for as long as the object lives.

@@ -1,0 +1,104 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+
+#include <kpn.hpp>
+
+#include "support.hpp"
+
+// Local deadlocks: a cycle of blocked processes while other processes keep running. Global detection
+// never fires here, because the busy part never blocks for good; only the periodic scan can end these runs.
+
+namespace {
+
+// A producer and a consumer that keep running until `stop` is set (never, for the true deadlock).
+void add_busy_part(kpn::Network& net, std::atomic<bool>& stop, std::atomic<long>& consumed) {
+  auto [tx, rx] = net.channel<long>(4, "busy");
+  net.process("busy-producer", [tx = std::move(tx), &stop]() mutable {
+    for (long i = 0; !stop.load(std::memory_order_relaxed); ++i) tx.write(i);
+  });
+  net.process("busy-consumer", [rx = std::move(rx), &consumed]() mutable {
+    while (rx.read()) consumed.fetch_add(1, std::memory_order_relaxed);
+  });
+}
+
+}  // namespace
+
+TEST_CASE("a true local deadlock is reported while the rest of the network still runs", "[runtime][deadlock]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    std::atomic<bool> stop{false};
+    std::atomic<long> consumed{0};
+    kpn::Network net;
+    auto [ab_tx, ab_rx] = net.channel<int>(1, "a->b");
+    auto [ba_tx, ba_rx] = net.channel<int>(1, "b->a");
+    // Each uses both of its ends once (so kpn knows who is at each end), then waits for a second message
+    // that the other never sends.
+    net.process("a", [out = std::move(ab_tx), in = std::move(ba_rx)]() mutable {
+      out.write(1);
+      in.read();
+      in.read();
+    });
+    net.process("b", [in = std::move(ab_rx), out = std::move(ba_tx)]() mutable {
+      in.read();
+      out.write(1);
+      in.read();
+    });
+    // Declared after the pair so that they run first: on one worker the work-stealing policies run the
+    // most recently woken process first (LIFO), and a producer and consumer that wake each other forever
+    // would keep a pair that never ran at the back of the queue.
+    add_busy_part(net, stop, consumed);
+    try {
+      kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+      FAIL("the local deadlock was not reported");
+    } catch (const kpn::DeadlockError& e) {
+      CHECK(e.local());
+      CHECK_THAT(e.what(), Catch::Matchers::Contains("local deadlock"));
+      std::vector<std::string> cycle = e.cycle();
+      std::sort(cycle.begin(), cycle.end());
+      CHECK(cycle == std::vector<std::string>{"a", "b"});
+      REQUIRE(e.blocked().size() == 2);
+      // The busy part was running all along: it moved messages and was unwound, not finished.
+      CHECK(consumed.load() > 0);
+    }
+  }
+}
+
+TEST_CASE("an artificial local deadlock is resolved by growing a full channel of the cycle", "[runtime][deadlock]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    std::atomic<bool> stop{false};
+    std::atomic<long> consumed{0};
+    std::atomic<int> finished{0};
+    kpn::Network net;
+    auto [ab_tx, ab_rx] = net.channel<int>(1, "a->b");
+    auto [ba_tx, ba_rx] = net.channel<int>(1, "b->a");
+    // First a handshake (so that both ends of both channels have been used and kpn knows who is where),
+    // then both write two messages into a channel of capacity 1 before reading: each blocks on its second
+    // write, a cycle of writers on full channels.
+    auto pair = [&finished, &stop](bool first, kpn::Writer<int> out, kpn::Reader<int> in) {
+      return [first, out = std::move(out), in = std::move(in), &finished, &stop]() mutable {
+        if (first) {
+          out.write(0);
+          CHECK(in.read() == 0);
+        } else {
+          CHECK(in.read() == 0);
+          out.write(0);
+        }
+        out.write(1);
+        out.write(2);
+        CHECK(in.read() == 1);
+        CHECK(in.read() == 2);
+        if (finished.fetch_add(1) == 1) stop = true;  // the second to finish lets the busy part end
+      };
+    };
+    net.process("a", pair(true, std::move(ab_tx), std::move(ba_rx)));
+    net.process("b", pair(false, std::move(ba_tx), std::move(ab_rx)));
+    add_busy_part(net, stop, consumed);  // after the pair, as above
+    const kpn::RunReport report = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    CHECK(finished.load() == 2);
+    CHECK(report.deadlocks_resolved >= 1);
+  }
+}
