@@ -8,7 +8,11 @@
 
 #include <sys/utsname.h>
 
+#include "runtime/json.hpp"
+
 namespace kpn_bench {
+
+using kpn::json_string;
 
 Metric& Result::metric(const std::string& name, const std::string& unit) {
   for (auto& m : metrics) {
@@ -55,26 +59,6 @@ std::string number(double v) {
   else if (v >= 1) std::snprintf(buf, sizeof buf, "%.2f", v);
   else std::snprintf(buf, sizeof buf, "%.3f", v);
   return buf;
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
 }
 
 std::string json_number(double v) {
