@@ -16,6 +16,8 @@
 #include "channels/channel_base.hpp"
 #include "channels/endpoints.hpp"
 #include "channels/ring_buffer.hpp"
+#include "channels/worker_trail.hpp"
+#include "runtime/current.hpp"
 
 namespace kpn {
 
@@ -41,6 +43,7 @@ class Channel final : public ChannelBase {
       lock_.lock();
     }
     buffer_.push_back(std::move(value));
+    trail_.on_write(current_worker_index());
     messages_.store(messages_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     Process* reader = std::exchange(reader_waiting_, nullptr);
     lock_.unlock();
@@ -59,6 +62,7 @@ class Channel final : public ChannelBase {
       lock_.lock();
     }
     std::optional<T> value(buffer_.pop_front());
+    if (trail_.on_read(current_worker_index())) ++cross_worker_messages_;
     Process* writer = std::exchange(writer_waiting_, nullptr);
     lock_.unlock();
     if (writer != nullptr) unblock(writer);
@@ -69,6 +73,7 @@ class Channel final : public ChannelBase {
   std::size_t size_locked() const noexcept override { return buffer_.size(); }
 
   RingBuffer<T> buffer_;  // guarded by lock_
+  WorkerTrail trail_;     // guarded by lock_; one entry per message of buffer_, run-length encoded
 };
 
 namespace detail {

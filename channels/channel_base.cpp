@@ -20,6 +20,7 @@ ChannelSnapshot ChannelBase::snapshot() const {
   s.capacity = capacity();
   s.size = size_locked();
   s.messages = messages();
+  s.cross_worker_messages = cross_worker_messages_;
   s.closed = closed_;
   if (reader_waiting_ != nullptr) s.reader_waiting = reader_waiting_->name();
   if (writer_waiting_ != nullptr) s.writer_waiting = writer_waiting_->name();

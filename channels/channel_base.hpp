@@ -53,6 +53,7 @@ class ChannelBase : public ChannelView {
   bool reader_gone_ = false;
   std::string writer_name_;
   std::string reader_name_;
+  std::uint64_t cross_worker_messages_ = 0;  // read on another worker than written (worker_trail.hpp)
   // Changed under lock_ only; atomic so that reports may read them without it.
   std::atomic<std::size_t> capacity_;
   std::atomic<std::uint64_t> messages_{0};

@@ -30,6 +30,10 @@ class RingBuffer {
     ++size_;
   }
 
+  // The oldest and the newest element; the buffer must not be empty.
+  T& front() noexcept { return slots_[head_]; }
+  T& back() noexcept { return slots_[(head_ + size_ - 1) & mask_]; }
+
   T pop_front() {
     T* slot = slots_ + head_;
     T value = std::move(*slot);

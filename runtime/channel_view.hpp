@@ -14,6 +14,7 @@ struct ChannelSnapshot {
   std::size_t capacity = 0;
   std::size_t size = 0;         // messages waiting in the channel
   std::uint64_t messages = 0;   // messages written so far
+  std::uint64_t cross_worker_messages = 0;  // messages read on another worker than the one that wrote them
   bool closed = false;
   std::string reader_waiting;   // name of the process blocked reading, empty if none
   std::string writer_waiting;   // name of the process blocked writing, empty if none

@@ -1,5 +1,7 @@
 #include "runtime/current.hpp"
 
+#include "runtime/worker.hpp"
+
 namespace kpn {
 namespace {
 // initial-exec: libkpn is linked at start-up, never dlopen'ed, so the cheap TLS model is valid.
@@ -9,6 +11,7 @@ namespace {
 
 Worker* current_worker() noexcept { return t_worker; }
 Process* current_process() noexcept { return t_process; }
+int current_worker_index() noexcept { return t_worker != nullptr ? t_worker->index() : -1; }
 
 namespace detail {
 void set_current_worker(Worker* w) noexcept { t_worker = w; }

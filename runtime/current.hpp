@@ -12,6 +12,8 @@ class Worker;
 [[gnu::noinline]] Worker* current_worker() noexcept;
 // The process running on this kernel thread, or nullptr outside a process.
 [[gnu::noinline]] Process* current_process() noexcept;
+// The index of the worker this kernel thread runs, or -1 outside the run's workers (teardown included).
+[[gnu::noinline]] int current_worker_index() noexcept;
 
 namespace detail {
 void set_current_worker(Worker* w) noexcept;

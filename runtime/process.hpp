@@ -54,11 +54,15 @@ class Process {
   // The worker this process last ran on; -1 before its first run. Written by that worker before the
   // process can be seen by anyone else (see the state machine), read by whoever owns the process next.
   int last_worker = -1;
-  // Where the process wants to live (gp migrates a process by changing it); -1 for no preference.
-  int home_worker = -1;
+  // Where the process wants to live; -1 for no preference. A policy may change it at any time (gp migrates
+  // a process that way) and reads it when it places the process; any value it reads is a valid worker, and
+  // the run-queue's lock orders the process itself, so relaxed accesses are enough.
+  std::atomic<int> home_worker{-1};
 
-  // Counters, written only by the worker running the process, read after the run or when it ends.
-  std::uint64_t cpu_ticks = 0;
+  // CPU time in cycle_clock ticks. Written only by the worker running the process (a relaxed store of its
+  // own load, like WorkerCounters), read at any time by policies that weigh processes by it (gp).
+  std::atomic<std::uint64_t> cpu_ticks{0};
+  // Times switched in; written only by the worker running the process, read after the run or when it ends.
   std::uint64_t switches = 0;
 
   // The process's stack (top and usable size), for the stack-overflow report. Set at creation.

@@ -13,8 +13,12 @@ void RunReport::compute_totals() {
     steal_attempts += w.steal_attempts;
     steals += w.steals;
   }
-  messages = 0;
-  for (const auto& c : channels) messages += c.messages;
+  messages = cross_worker_messages = 0;
+  for (const auto& c : channels) {
+    messages += c.messages;
+    cross_worker_messages += c.cross_worker_messages;
+  }
+  cross_worker_share = messages > 0 ? static_cast<double>(cross_worker_messages) / static_cast<double>(messages) : 0;
   steal_attempts_per_s = wall_s > 0 ? static_cast<double>(steal_attempts) / wall_s : 0;
 }
 
@@ -42,7 +46,13 @@ std::string RunReport::to_json(bool details, const std::vector<std::pair<std::st
                    cpus, wall_s, processes, messages);
   s += fmt::format("\"context_switches\":{},\"steal_attempts\":{},\"steals\":{},\"steal_attempts_per_s\":{:.6g},",
                    context_switches, steal_attempts, steals, steal_attempts_per_s);
-  s += fmt::format("\"deadlocks_resolved\":{},", deadlocks_resolved);
+  s += fmt::format("\"deadlocks_resolved\":{},\"cross_worker_messages\":{},\"cross_worker_share\":{:.6g},",
+                   deadlocks_resolved, cross_worker_messages, cross_worker_share);
+  s += "\"scheduler_stats\":{";
+  for (std::size_t i = 0; i < scheduler_stats.size(); ++i) {
+    s += fmt::format("{}{}:{:.9g}", i ? "," : "", json_string(scheduler_stats[i].first), scheduler_stats[i].second);
+  }
+  s += "},";
   s += "\"workers\":[";
   for (std::size_t i = 0; i < workers.size(); ++i) {
     const auto& w = workers[i];
@@ -56,14 +66,14 @@ std::string RunReport::to_json(bool details, const std::vector<std::pair<std::st
     s += ",\"process_details\":[";
     for (std::size_t i = 0; i < process_details.size(); ++i) {
       const auto& p = process_details[i];
-      s += fmt::format("{}{{\"id\":{},\"name\":{},\"cpu_s\":{:.9g},\"switches\":{},\"last_worker\":{}}}", i ? "," : "",
-                       p.id, json_string(p.name), p.cpu_s, p.switches, p.last_worker);
+      s += fmt::format("{}{{\"id\":{},\"name\":{},\"cpu_s\":{:.9g},\"switches\":{},\"last_worker\":{},\"home_worker\":{}}}",
+                       i ? "," : "", p.id, json_string(p.name), p.cpu_s, p.switches, p.last_worker, p.home_worker);
     }
     s += "],\"channels\":[";
     for (std::size_t i = 0; i < channels.size(); ++i) {
       const auto& c = channels[i];
-      s += fmt::format("{}{{\"name\":{},\"capacity\":{},\"messages\":{}}}", i ? "," : "", json_string(c.name),
-                       c.capacity, c.messages);
+      s += fmt::format("{}{{\"name\":{},\"capacity\":{},\"messages\":{},\"cross_worker_messages\":{}}}", i ? "," : "",
+                       json_string(c.name), c.capacity, c.messages, c.cross_worker_messages);
     }
     s += "]";
   }
@@ -75,6 +85,14 @@ std::string RunReport::summary() const {
                               scheduler, cpus, wall_s, processes, messages, context_switches);
   s += fmt::format("steal attempts: {} ({:.3g}/s), steals: {}\n", steal_attempts, steal_attempts_per_s, steals);
   if (deadlocks_resolved != 0) s += fmt::format("artificial deadlocks resolved: {}\n", deadlocks_resolved);
+  if (cpus > 1) {
+    s += fmt::format("messages across workers: {} ({:.1f}%)\n", cross_worker_messages, 100.0 * cross_worker_share);
+  }
+  if (!scheduler_stats.empty()) {
+    s += scheduler + ":";
+    for (const auto& [key, value] : scheduler_stats) s += fmt::format(" {}={:.6g}", key, value);
+    s += "\n";
+  }
   for (const auto& w : workers) {
     s += fmt::format("  worker {} (pu {}): busy {:.1f}%, {} switches, {} steal attempts\n", w.index, w.pu,
                      wall_s > 0 ? 100.0 * w.busy_s / wall_s : 0.0, w.context_switches, w.steal_attempts);

@@ -24,12 +24,14 @@ struct ProcessReport {
   double cpu_s = 0;                    // time on a worker (the worker's wall time while it ran this process)
   std::uint64_t switches = 0;          // times it was switched in
   int last_worker = -1;
+  int home_worker = -1;                // where the policy wanted it last (gp), -1 for none
 };
 
 struct ChannelReport {
   std::string name;
   std::size_t capacity = 0;
   std::uint64_t messages = 0;
+  std::uint64_t cross_worker_messages = 0;  // read on another worker than the one that wrote them
 };
 
 struct RunReport {
@@ -43,6 +45,9 @@ struct RunReport {
   std::uint64_t steals = 0;
   double steal_attempts_per_s = 0;
   std::uint64_t deadlocks_resolved = 0;  // artificial deadlocks resolved by growing a channel
+  std::uint64_t cross_worker_messages = 0;  // messages read on another worker than the one that wrote them
+  double cross_worker_share = 0;           // cross_worker_messages / messages (0 without messages)
+  std::vector<std::pair<std::string, double>> scheduler_stats;  // the policy's own figures (Scheduler::stats)
   std::vector<WorkerReport> workers;
   std::vector<ProcessReport> process_details;
   std::vector<ChannelReport> channels;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
 
 #include <sched.h>
 
@@ -49,6 +51,7 @@ RunReport RunState::execute(NetworkSpec& network) {
   std::vector<Worker*> workers;
   for (auto& w : workers_) workers.push_back(w.get());
   scheduler_.start(workers);
+  scheduler_.on_network(initial_graph(specs));
 
   const auto wall_start = std::chrono::steady_clock::now();
   next_scan_ns_.store(steady_ns() + scan_period_ns_, std::memory_order_relaxed);
@@ -112,6 +115,49 @@ void RunState::register_channel(std::shared_ptr<ChannelView> channel) {
   channels_.push_back(std::move(channel));
 }
 
+ProcessGraph RunState::initial_graph(const std::vector<ProcessSpec>& specs) {
+  ProcessGraph g;
+  g.vertices.reserve(specs.size());
+  for (const auto& spec : specs) {
+    g.vertices.push_back({spec.name, 0, 0, spec.options.home_worker, spec.options.home_worker >= 0});
+  }
+  add_channel_edges(g);
+  return g;
+}
+
+ProcessGraph RunState::live_graph() {
+  ProcessGraph g;
+  {
+    std::lock_guard lock(registry_mutex_);
+    for (Process* p = registry_head_; p != nullptr; p = p->reg_next_) {
+      g.vertices.push_back({p->name(), p->id(), p->cpu_ticks.load(std::memory_order_relaxed),
+                            p->home_worker.load(std::memory_order_relaxed), p->options().home_worker >= 0});
+    }
+  }
+  // Newest first in the registry; creation order is steadier for partitioners.
+  std::reverse(g.vertices.begin(), g.vertices.end());
+  add_channel_edges(g);
+  return g;
+}
+
+void RunState::add_channel_edges(ProcessGraph& g) {
+  std::unordered_map<std::string_view, std::size_t> index;
+  index.reserve(g.vertices.size());
+  for (std::size_t i = 0; i < g.vertices.size(); ++i) index.emplace(g.vertices[i].name, i);
+  std::vector<std::shared_ptr<ChannelView>> channels;
+  {
+    std::lock_guard lock(channels_mutex_);
+    channels = channels_;
+  }
+  for (const auto& c : channels) {
+    const ChannelSnapshot s = c->snapshot();
+    const auto from = index.find(s.writer);
+    const auto to = index.find(s.reader);
+    if (from == index.end() || to == index.end() || from->second == to->second) continue;
+    g.edges.push_back({from->second, to->second, s.messages});
+  }
+}
+
 void RunState::process_parked() {
   if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) on_quiescent();
 }
@@ -122,7 +168,8 @@ void RunState::process_exited(Process& p) {
     if (p.reg_prev_ != nullptr) p.reg_prev_->reg_next_ = p.reg_next_;
     else registry_head_ = p.reg_next_;
     if (p.reg_next_ != nullptr) p.reg_next_->reg_prev_ = p.reg_prev_;
-    finished_.push_back(Finished{p.id(), p.name(), p.cpu_ticks, p.switches, p.last_worker});
+    finished_.push_back(Finished{p.id(), p.name(), p.cpu_ticks.load(std::memory_order_relaxed), p.switches,
+                                 p.last_worker, p.home_worker.load(std::memory_order_relaxed)});
   }
 #if defined(KPN_TSAN)
   KPN_TSAN_DESTROY_FIBER(p.tsan_fiber_);
@@ -284,7 +331,8 @@ RunReport RunState::build_report(double wall_s, std::uint64_t ticks) {
     r.process_details.reserve(finished_.size());
     for (const auto& f : finished_) {
       r.process_details.push_back(
-          ProcessReport{f.id, f.name, static_cast<double>(f.cpu_ticks) / ticks_per_s, f.switches, f.last_worker});
+          ProcessReport{f.id, f.name, static_cast<double>(f.cpu_ticks) / ticks_per_s, f.switches, f.last_worker,
+                        f.home_worker});
     }
   }
   std::sort(r.process_details.begin(), r.process_details.end(),
@@ -293,11 +341,12 @@ RunReport RunState::build_report(double wall_s, std::uint64_t ticks) {
     std::lock_guard g(channels_mutex_);
     for (const auto& c : channels_) {
       ChannelSnapshot s = c->snapshot();
-      r.channels.push_back(ChannelReport{std::move(s.name), s.capacity, s.messages});
+      r.channels.push_back(ChannelReport{std::move(s.name), s.capacity, s.messages, s.cross_worker_messages});
     }
   }
   r.processes = next_id_.load() - 1;
   r.deadlocks_resolved = deadlocks_resolved_;
+  r.scheduler_stats = scheduler_.stats();
   r.compute_totals();
   return r;
 }

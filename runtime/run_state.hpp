@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "runtime/network_spec.hpp"
+#include "runtime/process_graph.hpp"
 #include "runtime/process.hpp"
 #include "runtime/report.hpp"
 #include "runtime/stack_pool.hpp"
@@ -70,6 +71,18 @@ class RunState {
   ProcessId spawn(std::string name, UniqueFunction<void()> body, ProcessOptions options, Worker* spawner);
   void register_channel(std::shared_ptr<ChannelView> channel);
 
+  // For policies that place processes by the graph. live_graph() lists the unfinished processes with their
+  // CPU time and home, and the channels between two of them with their message counts; it holds the
+  // registry lock only while it copies the processes, and each channel's lock only for its snapshot.
+  ProcessGraph live_graph();
+  // Calls `visit` for every unfinished process, holding the registry lock (so none finishes meanwhile):
+  // keep `visit` short, it delays every process that spawns or finishes.
+  template <class Visit>
+  void for_each_live_process(Visit&& visit) {
+    std::lock_guard g(registry_mutex_);
+    for (Process* p = registry_head_; p != nullptr; p = p->reg_next_) visit(*p);
+  }
+
   // The local-deadlock scan (deadlock.hpp). Every kScanClockCheckEvery iterations a worker calls
   // maybe_scan(); when the period has passed, the first to claim the scan asks the others to pause, waits
   // until they all sit in pause_here() (so no process runs and every blocked process and channel is
@@ -98,6 +111,10 @@ class RunState {
   void request_stop() noexcept { stopping_.store(true, std::memory_order_release); }
   void unwind_remaining();
   RunReport build_report(double wall_s, std::uint64_t ticks);
+  // The initial network's graph, for Scheduler::on_network.
+  ProcessGraph initial_graph(const std::vector<ProcessSpec>& specs);
+  // Adds an edge for every channel whose writer and reader are both vertices of `g` (by name).
+  void add_channel_edges(ProcessGraph& g);
 
   Scheduler& scheduler_;
   const CpuTopology* topology_;
@@ -129,6 +146,7 @@ class RunState {
     std::uint64_t cpu_ticks;
     std::uint64_t switches;
     int last_worker;
+    int home_worker;
   };
   std::vector<Finished> finished_;
 

@@ -8,7 +8,12 @@
 // start). A hook must not block the kernel thread except on run-queue locks.
 
 #include <span>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
+
+#include "runtime/process_graph.hpp"
 
 namespace kpn {
 
@@ -22,6 +27,9 @@ class Scheduler {
 
   // A new run begins with these workers (index i is workers[i]).
   virtual void start(std::span<Worker* const> workers) = 0;
+  // The initial network, after start() and before its processes are spawned (on_spawn with a null
+  // spawner, in the order of `network.vertices`). Channels appear as edges when both ends are declared.
+  virtual void on_network(const ProcessGraph& network) { (void)network; }
   // Place a new process. `spawner` is the worker whose running process spawned it, or nullptr for the
   // processes of the initial network.
   virtual void on_spawn(Process& p, Worker* spawner) = 0;
@@ -34,6 +42,8 @@ class Scheduler {
   virtual Process* pick_next(Worker& w) = 0;
   // `w` found nothing to run; called before it asks pick_next again.
   virtual void on_idle(Worker& w) = 0;
+  // Policy-specific figures for the run's report (name, value), read after every worker has stopped.
+  virtual std::vector<std::pair<std::string, double>> stats() const { return {}; }
 };
 
 }  // namespace kpn

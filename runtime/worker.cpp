@@ -103,7 +103,7 @@ void Worker::run_process(Process& p) {
   if (p.reason_ == SwitchReason::Exit) KPN_TSAN_SWITCH_TO(p.resumer_tsan_fiber_);
 #endif
   detail::set_current_process(nullptr);
-  p.cpu_ticks += ran;
+  p.cpu_ticks.store(p.cpu_ticks.load(std::memory_order_relaxed) + ran, std::memory_order_relaxed);
   WorkerCounters::bump(counters_.busy_ticks, ran);
   after_switch(p);
 }

@@ -40,6 +40,7 @@ class alignas(64) Worker {
   int pu() const noexcept { return pu_; }
   RunState& run_state() const noexcept { return run_; }
   RunQueue& queue() noexcept { return queue_; }
+  const RunQueue& queue() const noexcept { return queue_; }
   WorkerCounters& counters() noexcept { return counters_; }
   // A cheap per-worker random number (xorshift64*), for victim selection. Owner thread only.
   std::uint64_t next_random() noexcept;

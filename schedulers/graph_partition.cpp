@@ -1,0 +1,185 @@
+#include "schedulers/graph_partition.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
+
+#include <sched.h>
+
+#include "runtime/log.hpp"
+#include "runtime/process.hpp"
+#include "runtime/run_state.hpp"
+#include "runtime/worker.hpp"
+#include "schedulers/partition.hpp"
+
+namespace kpn {
+namespace {
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+double ms_between(std::int64_t from_ns, std::int64_t to_ns) { return static_cast<double>(to_ns - from_ns) / 1e6; }
+
+partition::Graph to_partition_graph(const ProcessGraph& g, int nparts, bool measured) {
+  partition::Graph pg;
+  pg.vertex_weight.reserve(g.vertices.size());
+  pg.fixed.reserve(g.vertices.size());
+  for (const auto& v : g.vertices) {
+    pg.vertex_weight.push_back(measured ? v.cpu_ticks : 1);
+    pg.fixed.push_back(v.pinned ? v.home % nparts : -1);
+  }
+  for (const auto& e : g.edges) pg.edges.push_back({e.from, e.to, measured ? e.messages : 1});
+  return pg;
+}
+
+}  // namespace
+
+void GraphPartitionScheduler::start(std::span<Worker* const> workers) {
+  workers_.assign(workers.begin(), workers.end());
+  idle_ = std::make_unique<IdleClock[]>(workers_.size());
+  initial_homes_.clear();
+  next_initial_ = 0;
+  stats_ = Stats{};
+  interval_ms_ = tuning_.min_interval_ms;
+  next_repartition_ns_.store(steady_ns() + static_cast<std::int64_t>(interval_ms_ * 1e6), std::memory_order_relaxed);
+}
+
+void GraphPartitionScheduler::on_network(const ProcessGraph& network) {
+  const std::int64_t begin = steady_ns();
+  const int n = static_cast<int>(workers_.size());
+  const partition::Result r = partition::partition_graph(to_partition_graph(network, n, false), n, tuning_.tolerance);
+  initial_homes_ = r.part;
+  stats_.initial_ms = ms_between(begin, steady_ns());
+  if (r.metis_rejected) ++stats_.metis_rejected;
+  log().debug("gp: initial partition of {} processes and {} channels over {} workers by {}: imbalance {:.3f}, cut {}",
+              network.vertices.size(), network.edges.size(), n, partition::to_string(r.method), r.imbalance, r.cut);
+}
+
+int GraphPartitionScheduler::home_of(Process& p) const noexcept {
+  const int h = p.home_worker.load(std::memory_order_relaxed);
+  return h >= 0 && static_cast<std::size_t>(h) < workers_.size() ? h : 0;
+}
+
+void GraphPartitionScheduler::on_spawn(Process& p, Worker* spawner) {
+  const int n = static_cast<int>(workers_.size());
+  const int pinned = p.options().home_worker;
+  int home;
+  if (pinned >= 0) {
+    home = pinned % n;
+  } else if (spawner != nullptr) {
+    home = spawner->index();
+  } else if (next_initial_ < initial_homes_.size()) {
+    home = initial_homes_[next_initial_];
+  } else {
+    home = static_cast<int>(next_initial_ % workers_.size());
+  }
+  if (spawner == nullptr) ++next_initial_;
+  p.home_worker.store(home, std::memory_order_relaxed);
+  if (spawner != nullptr) {
+    workers_[static_cast<std::size_t>(home)]->queue().push_front(&p);
+  } else {
+    workers_[static_cast<std::size_t>(home)]->queue().push_back(&p);
+  }
+}
+
+void GraphPartitionScheduler::on_unblock(Process& p, Worker*) {
+  workers_[static_cast<std::size_t>(home_of(p))]->queue().push_front(&p);
+}
+
+void GraphPartitionScheduler::on_yield(Process& p, Worker&) {
+  workers_[static_cast<std::size_t>(home_of(p))]->queue().push_back(&p);
+}
+
+Process* GraphPartitionScheduler::pick_next(Worker& w) {
+  Process* p = w.queue().pop_front();
+  if (p != nullptr) idle_[static_cast<std::size_t>(w.index())].idle_since_ns = 0;
+  return p;
+}
+
+bool GraphPartitionScheduler::others_have_work(const Worker& w) const noexcept {
+  for (const Worker* other : workers_) {
+    if (other != &w && other->queue().size_hint() > 0) return true;
+  }
+  return false;
+}
+
+void GraphPartitionScheduler::on_idle(Worker& w) {
+  if (tuning_.repartition && workers_.size() > 1) {
+    IdleClock& idle = idle_[static_cast<std::size_t>(w.index())];
+    const std::int64_t now = steady_ns();
+    if (idle.idle_since_ns == 0) {
+      idle.idle_since_ns = now;
+    } else if (ms_between(idle.idle_since_ns, now) >= tuning_.drift_ms &&
+               now >= next_repartition_ns_.load(std::memory_order_relaxed) && others_have_work(w)) {
+      bool expected = false;
+      if (repartitioning_.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
+        repartition(now);
+        repartitioning_.store(false, std::memory_order_release);
+      }
+      idle.idle_since_ns = 0;
+    }
+  }
+  sched_yield();
+}
+
+void GraphPartitionScheduler::repartition(std::int64_t begin) {
+  RunState& run = workers_.front()->run_state();
+  const int n = static_cast<int>(workers_.size());
+  const ProcessGraph g = run.live_graph();
+  std::size_t moved = 0;
+  double hold_us = 0;
+  if (g.vertices.size() >= 2) {
+    const partition::Graph pg = to_partition_graph(g, n, true);
+    const partition::Result r = partition::partition_graph(pg, n, tuning_.tolerance);
+    if (r.metis_rejected) ++stats_.metis_rejected;
+    std::vector<int> current(g.vertices.size());
+    for (std::size_t v = 0; v < g.vertices.size(); ++v) current[v] = g.vertices[v].home;
+    const std::vector<int> label = partition::relabel(r.part, current, n);
+    std::vector<int> proposed(g.vertices.size());
+    for (std::size_t v = 0; v < g.vertices.size(); ++v) {
+      proposed[v] = g.vertices[v].pinned ? current[v] : label[static_cast<std::size_t>(r.part[v])];
+    }
+    // Move only for a clearly better balance under the measured weights (see the header).
+    const double before = partition::imbalance(pg, current, n);
+    const double after = partition::imbalance(pg, proposed, n);
+    if (after < before * (1.0 - tuning_.min_gain)) {
+      std::unordered_map<std::uint64_t, int> moves;
+      for (std::size_t v = 0; v < g.vertices.size(); ++v) {
+        if (proposed[v] != current[v]) moves.emplace(g.vertices[v].id, proposed[v]);
+      }
+      const std::int64_t hold_begin = steady_ns();
+      run.for_each_live_process([&](Process& p) {
+        if (auto it = moves.find(p.id()); it != moves.end()) {
+          p.home_worker.store(it->second, std::memory_order_relaxed);
+          ++moved;
+        }
+      });
+      hold_us = ms_between(hold_begin, steady_ns()) * 1e3;
+    }
+    log().debug("gp: repartition of {} processes by {}: imbalance {:.3f} -> {:.3f}, {} moved",
+                g.vertices.size(), partition::to_string(r.method), before, after, moved);
+  }
+  const std::int64_t end = steady_ns();
+  const double took = ms_between(begin, end);
+  ++stats_.repartitions;
+  stats_.migrations += moved;
+  stats_.partition_ms_total += took;
+  stats_.partition_ms_max = std::max(stats_.partition_ms_max, took);
+  stats_.registry_hold_us_max = std::max(stats_.registry_hold_us_max, hold_us);
+  interval_ms_ = moved > 0 ? tuning_.min_interval_ms : std::min(interval_ms_ * 2, tuning_.max_interval_ms);
+  next_repartition_ns_.store(end + static_cast<std::int64_t>(interval_ms_ * 1e6), std::memory_order_relaxed);
+}
+
+std::vector<std::pair<std::string, double>> GraphPartitionScheduler::stats() const {
+  return {{"initial_partition_ms", stats_.initial_ms},
+          {"repartitions", static_cast<double>(stats_.repartitions)},
+          {"migrations", static_cast<double>(stats_.migrations)},
+          {"partition_ms_total", stats_.partition_ms_total},
+          {"partition_ms_max", stats_.partition_ms_max},
+          {"registry_hold_us_max", stats_.registry_hold_us_max},
+          {"metis_rejected", static_cast<double>(stats_.metis_rejected)}};
+}
+
+}  // namespace kpn

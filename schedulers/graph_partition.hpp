@@ -1,0 +1,93 @@
+#pragma once
+// gp: graph-partitioning placement (Nornir's second policy). Instead of stealing, every process has a home
+// worker and runs only there: an unblocked process goes to the front of its home worker's queue, a
+// yielding one to the back, and an idle worker never takes another worker's processes.
+//
+// Placement:
+// - The initial network is partitioned before it starts (processes as vertices, channels as edges, unit
+//   weights; partition.hpp) into one part per worker. A process spawned later lives with its spawner.
+//   A process the user pinned (ProcessOptions::home_worker, YAML `cpu`) stays on that worker (modulo the
+//   worker count), always.
+// - Repartitioning (gp, not gp-static): the load has drifted when a worker has been idle for
+//   Tuning::drift_ms while another worker has queued work. The idle worker then (it has nothing better to do)
+//   repartitions the live graph with measured weights (vertex = CPU time so far, edge = messages so far),
+//   relabels the new parts to move as few processes as possible, and changes the homes of the others.
+//   A process migrates at its next unblock or yield; one already queued runs once more where it is.
+//   No other worker stops: they only meet the repartitioner on the process registry's lock (while it
+//   copies the process list and while it writes the new homes) and on each channel's lock (for one
+//   snapshot). Processes move only if that makes the heaviest worker clearly lighter (Tuning::min_gain),
+//   so METIS drawing a similar partition differently never shuffles processes back and forth; and a
+//   repartition that moved nothing doubles the wait before the next one (up to Tuning::max_interval_ms),
+//   so a load that no placement can balance does not keep a worker partitioning.
+//
+// Concurrency: homes live in Process::home_worker (a relaxed atomic, see process.hpp). The statistics and
+// the back-off are written only by the one worker holding `repartitioning_` (acquire/release hand-over
+// from one holder to the next), and read after every worker has stopped.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "runtime/scheduler.hpp"
+
+namespace kpn {
+
+// gp's knobs (defaults are what `--scheduler gp` uses).
+struct GpTuning {
+  bool repartition = true;        // false: keep the initial partition (gp-static)
+  double drift_ms = 5;            // idle this long while another worker has queued work: the load drifted
+  double min_interval_ms = 50;    // between repartitions; doubles while they move nothing...
+  double max_interval_ms = 2000;  // ...up to this
+  double tolerance = 0.10;        // allowed imbalance over the best achievable (partition.hpp)
+  double min_gain = 0.02;         // move only if the heaviest worker gets this much lighter (relative)
+};
+
+class GraphPartitionScheduler final : public Scheduler {
+ public:
+  using Tuning = GpTuning;
+
+  explicit GraphPartitionScheduler(Tuning tuning = {}) : tuning_(tuning) {}
+
+  std::string_view name() const noexcept override { return tuning_.repartition ? "gp" : "gp-static"; }
+  void start(std::span<Worker* const> workers) override;
+  void on_network(const ProcessGraph& network) override;
+  void on_spawn(Process& p, Worker* spawner) override;
+  void on_unblock(Process& p, Worker* waker) override;
+  void on_yield(Process& p, Worker& w) override;
+  Process* pick_next(Worker& w) override;
+  void on_idle(Worker& w) override;
+  std::vector<std::pair<std::string, double>> stats() const override;
+
+ private:
+  // Per worker, written only by that worker's thread.
+  struct alignas(64) IdleClock {
+    std::int64_t idle_since_ns = 0;  // 0: not idle
+  };
+  struct Stats {
+    double initial_ms = 0;           // partitioning the initial network
+    std::uint64_t repartitions = 0;
+    std::uint64_t migrations = 0;    // home changes
+    double partition_ms_total = 0;   // whole repartitions: snapshot, partition, relabel, apply
+    double partition_ms_max = 0;
+    double registry_hold_us_max = 0; // the longest the repartitioner held the registry lock to apply homes
+    std::uint64_t metis_rejected = 0;  // METIS partitions replaced by a better balanced greedy one
+  };
+
+  int home_of(Process& p) const noexcept;
+  bool others_have_work(const Worker& w) const noexcept;
+  void repartition(std::int64_t now_ns);
+
+  const Tuning tuning_;
+  std::vector<Worker*> workers_;
+  std::unique_ptr<IdleClock[]> idle_;
+  std::vector<int> initial_homes_;  // for the initial network, in spawn order; used before workers start
+  std::size_t next_initial_ = 0;
+
+  alignas(64) std::atomic<bool> repartitioning_{false};
+  std::atomic<std::int64_t> next_repartition_ns_{0};
+  double interval_ms_ = 0;               // guarded by repartitioning_
+  Stats stats_;                          // guarded by repartitioning_ (or single-threaded before the run)
+};
+
+}  // namespace kpn
