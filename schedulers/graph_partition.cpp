@@ -94,7 +94,13 @@ void GraphPartitionScheduler::on_yield(Process& p, Worker&) {
 
 Process* GraphPartitionScheduler::pick_next(Worker& w) {
   Process* p = w.queue().pop_front();
-  if (p != nullptr) idle_[static_cast<std::size_t>(w.index())].idle_since_ns = 0;
+  if (p != nullptr) {
+    IdleClock& idle = idle_[static_cast<std::size_t>(w.index())];
+    if (idle.idle_since_ns != 0) {  // one clock read per idle spell, not per switch
+      idle.idle_ns += steady_ns() - idle.idle_since_ns;
+      idle.idle_since_ns = 0;
+    }
+  }
   return p;
 }
 
@@ -109,16 +115,21 @@ void GraphPartitionScheduler::on_idle(Worker& w) {
   if (tuning_.repartition && workers_.size() > 1) {
     IdleClock& idle = idle_[static_cast<std::size_t>(w.index())];
     const std::int64_t now = steady_ns();
-    if (idle.idle_since_ns == 0) {
-      idle.idle_since_ns = now;
-    } else if (ms_between(idle.idle_since_ns, now) >= tuning_.drift_ms &&
-               now >= next_repartition_ns_.load(std::memory_order_relaxed) && others_have_work(w)) {
-      bool expected = false;
-      if (repartitioning_.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
-        repartition(now);
-        repartitioning_.store(false, std::memory_order_release);
+    if (idle.idle_since_ns == 0) idle.idle_since_ns = now;
+    if (idle.window_start_ns == 0) idle.window_start_ns = now;
+    const std::int64_t window = now - idle.window_start_ns;
+    if (ms_between(0, window) >= tuning_.window_ms) {
+      const std::int64_t idle_ns = idle.idle_ns + (now - idle.idle_since_ns);
+      if (static_cast<double>(idle_ns) >= tuning_.idle_share * static_cast<double>(window) &&
+          now >= next_repartition_ns_.load(std::memory_order_relaxed) && others_have_work(w)) {
+        bool expected = false;
+        if (repartitioning_.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
+          repartition(now);
+          repartitioning_.store(false, std::memory_order_release);
+        }
       }
-      idle.idle_since_ns = 0;
+      idle.window_start_ns = idle.idle_since_ns = steady_ns();
+      idle.idle_ns = 0;
     }
   }
   sched_yield();
@@ -141,10 +152,11 @@ void GraphPartitionScheduler::repartition(std::int64_t begin) {
     for (std::size_t v = 0; v < g.vertices.size(); ++v) {
       proposed[v] = g.vertices[v].pinned ? current[v] : label[static_cast<std::size_t>(r.part[v])];
     }
-    // Move only for a clearly better balance under the measured weights (see the header).
+    // Move only a placement outside the tolerance, and only for a clearly better balance (see the header).
     const double before = partition::imbalance(pg, current, n);
     const double after = partition::imbalance(pg, proposed, n);
-    if (after < before * (1.0 - tuning_.min_gain)) {
+    const double bound = partition::best_imbalance(pg, n) * (1.0 + tuning_.tolerance);
+    if (before > bound && after < before * (1.0 - tuning_.min_gain)) {
       std::unordered_map<std::uint64_t, int> moves;
       for (std::size_t v = 0; v < g.vertices.size(); ++v) {
         if (proposed[v] != current[v]) moves.emplace(g.vertices[v].id, proposed[v]);

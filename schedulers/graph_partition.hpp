@@ -8,15 +8,18 @@
 //   weights; partition.hpp) into one part per worker. A process spawned later lives with its spawner.
 //   A process the user pinned (ProcessOptions::home_worker, YAML `cpu`) stays on that worker (modulo the
 //   worker count), always.
-// - Repartitioning (gp, not gp-static): the load has drifted when a worker has been idle for
-//   Tuning::drift_ms while another worker has queued work. The idle worker then (it has nothing better to do)
+// - Repartitioning (gp, not gp-static): the load has drifted when a worker was idle for more than
+//   Tuning::idle_share of a window of Tuning::window_ms and, at the window's end, another worker has
+//   queued work (work it could have done). The idle worker then (it has nothing better to do)
 //   repartitions the live graph with measured weights (vertex = CPU time so far, edge = messages so far),
 //   relabels the new parts to move as few processes as possible, and changes the homes of the others.
 //   A process migrates at its next unblock or yield; one already queued runs once more where it is.
 //   No other worker stops: they only meet the repartitioner on the process registry's lock (while it
 //   copies the process list and while it writes the new homes) and on each channel's lock (for one
-//   snapshot). Processes move only if that makes the heaviest worker clearly lighter (Tuning::min_gain),
-//   so METIS drawing a similar partition differently never shuffles processes back and forth; and a
+//   snapshot). Processes move only if the current placement is unbalanced beyond Tuning::tolerance under
+//   the measured weights and the new one makes the heaviest worker clearly lighter (Tuning::min_gain),
+//   so noise in the measurements or METIS drawing a similar partition differently never shuffles
+//   processes back and forth; and a
 //   repartition that moved nothing doubles the wait before the next one (up to Tuning::max_interval_ms),
 //   so a load that no placement can balance does not keep a worker partitioning.
 //
@@ -36,11 +39,13 @@ namespace kpn {
 // gp's knobs (defaults are what `--scheduler gp` uses).
 struct GpTuning {
   bool repartition = true;        // false: keep the initial partition (gp-static)
-  double drift_ms = 5;            // idle this long while another worker has queued work: the load drifted
+  double window_ms = 10;          // a worker judges its load over windows this long...
+  double idle_share = 0.25;       // ...and one idle this much of a window, while another worker has
+                                  // queued work at its end, says the load has drifted
   double min_interval_ms = 50;    // between repartitions; doubles while they move nothing...
   double max_interval_ms = 2000;  // ...up to this
   double tolerance = 0.10;        // allowed imbalance over the best achievable (partition.hpp)
-  double min_gain = 0.02;         // move only if the heaviest worker gets this much lighter (relative)
+  double min_gain = 0.05;         // move only if the heaviest worker gets this much lighter (relative)
 };
 
 class GraphPartitionScheduler final : public Scheduler {
@@ -62,7 +67,9 @@ class GraphPartitionScheduler final : public Scheduler {
  private:
   // Per worker, written only by that worker's thread.
   struct alignas(64) IdleClock {
-    std::int64_t idle_since_ns = 0;  // 0: not idle
+    std::int64_t window_start_ns = 0;
+    std::int64_t idle_ns = 0;        // idle time in the current window, spells that ended
+    std::int64_t idle_since_ns = 0;  // start of the current idle spell; 0: not idle
   };
   struct Stats {
     double initial_ms = 0;           // partitioning the initial network

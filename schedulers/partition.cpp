@@ -231,32 +231,50 @@ Result partition_graph(const Graph& g, int nparts, double tolerance) {
 
   const std::vector<std::uint64_t> vw = normalized(g.vertex_weight);
   const Adjacency adj = adjacency(g);
-  // The best achievable heaviest part is at least the average and at least the heaviest vertex.
-  const long double total = std::accumulate(vw.begin(), vw.end(), 0.0L);
-  const long double heaviest = static_cast<long double>(*std::max_element(vw.begin(), vw.end()));
-  const double bound = static_cast<double>(std::max(1.0L, heaviest / (total / nparts))) * (1.0 + tolerance);
+  const double bound = best_imbalance(g, nparts) * (1.0 + tolerance);
   auto acceptable = [&](const std::vector<int>& part) {
     return imbalance_of(vw, part, nparts) <= bound && !has_empty_part(part, nparts);
   };
 
-  std::vector<std::pair<std::vector<int>, Method>> tried;
+  struct Candidate {
+    std::vector<int> part;
+    Method method;
+    bool acceptable;
+    double imbalance;
+    std::uint64_t cut;
+  };
+  std::vector<Candidate> tried;
+  auto consider = [&](std::vector<int> part, Method method) {
+    const bool ok = acceptable(part);
+    const double imb = imbalance_of(vw, part, nparts);
+    const std::uint64_t cut = cut_weight(g, part);
+    tried.push_back({std::move(part), method, ok, imb, cut});
+  };
   if (adj.edge_count > 0) {
     if (auto part = metis(g, vw, adj, nparts)) {
       if (acceptable(*part)) return finish(std::move(*part), Method::Metis);
       r.metis_rejected = true;
-      tried.emplace_back(std::move(*part), Method::Metis);
+      consider(std::move(*part), Method::Metis);
     }
   }
-  for (auto [part, method] : {std::pair{chunks(g, vw, adj, nparts), Method::Chunks},
-                              std::pair{lightest_first(g, vw, adj, nparts), Method::LightestFirst}}) {
-    if (acceptable(part)) return finish(std::move(part), method);
-    tried.emplace_back(std::move(part), method);
-  }
-  // Nothing within the tolerance: the best balanced candidate.
-  auto best = std::min_element(tried.begin(), tried.end(), [&](const auto& a, const auto& b) {
-    return imbalance_of(vw, a.first, nparts) < imbalance_of(vw, b.first, nparts);
-  });
-  return finish(std::move(best->first), best->second);
+  consider(chunks(g, vw, adj, nparts), Method::Chunks);
+  consider(lightest_first(g, vw, adj, nparts), Method::LightestFirst);
+  // Within the tolerance the least traffic between parts wins (the greedy placements know nothing of
+  // edges but neighbourhood); with none within it, the best balanced.
+  auto better = [](const Candidate& a, const Candidate& b) {
+    if (a.acceptable != b.acceptable) return a.acceptable;
+    return a.acceptable ? a.cut < b.cut : a.imbalance < b.imbalance;
+  };
+  auto best = std::min_element(tried.begin(), tried.end(), better);
+  return finish(std::move(best->part), best->method);
+}
+
+double best_imbalance(const Graph& g, int nparts) {
+  if (g.vertex_weight.empty()) return 1.0;
+  const std::vector<std::uint64_t> vw = normalized(g.vertex_weight);
+  const long double total = std::accumulate(vw.begin(), vw.end(), 0.0L);
+  const long double heaviest = static_cast<long double>(*std::max_element(vw.begin(), vw.end()));
+  return static_cast<double>(std::max(1.0L, heaviest / (total / std::max(nparts, 1))));
 }
 
 namespace {

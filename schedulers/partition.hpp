@@ -10,7 +10,8 @@
 // - no edges: METIS has nothing to cut, so a greedy placement balances the weights;
 // - a METIS partition whose heaviest part exceeds the best achievable load by more than `tolerance`
 //   (METIS can leave tiny graphs badly unbalanced, or a part empty) is compared with two greedy placements
-//   (graph-order chunks, and heaviest-first onto the lightest part) and the best balanced one wins.
+//   (graph-order chunks, and heaviest-first onto the lightest part): of those within the tolerance the
+//   one with the lightest cut wins, and if none is, the best balanced.
 // Vertices with a fixed part keep it in every method.
 
 #include <cstddef>
@@ -45,6 +46,9 @@ struct Result {
 // the best achievable load (max(average, heaviest vertex)), e.g. 0.1 for 10 %.
 Result partition_graph(const Graph& g, int nparts, double tolerance = 0.10);
 
+// The lowest imbalance any partition of `g` into `nparts` parts can have: the heaviest vertex, or the
+// average part, whichever is heavier, over the average part.
+double best_imbalance(const Graph& g, int nparts);
 // Heaviest part / average part of `part` under `g`'s vertex weights.
 double imbalance(const Graph& g, const std::vector<int>& part, int nparts);
 // Total weight of the edges whose ends are in different parts.

@@ -11,11 +11,11 @@ struct Config {
   unsigned cpus;
 };
 
-// Both work-stealing policies on 1, 2 and 4 workers (4 is more workers than this 2-CPU machine has, on
-// purpose: workers then share CPUs and get preempted, which shakes out races).
+// Both work-stealing policies and graph partitioning on 1, 2 and 4 workers (4 is more workers than this
+// 2-CPU machine has, on purpose: workers then share CPUs and get preempted, which shakes out races).
 inline std::vector<Config> all_configs() {
   std::vector<Config> out;
-  for (const char* s : {"ws-cur", "ws-last"}) {
+  for (const char* s : {"ws-cur", "ws-last", "gp"}) {
     for (unsigned c : {1u, 2u, 4u}) out.push_back({s, c});
   }
   return out;

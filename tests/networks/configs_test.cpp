@@ -1,4 +1,4 @@
-// Every file in configs/ loads, validates and runs under ws-cur and ws-last on 1 and 2 workers, and prints
+// Every file in configs/ loads, validates and runs under ws-cur, ws-last, gp and gp-static on 1 and 2 workers, and prints
 // the same result each time: the one this file computes for it independently (Kahn's determinism).
 
 #include <catch2/catch.hpp>
@@ -110,13 +110,13 @@ TEST_CASE("every file in configs/ validates with its defaults", "[networks]") {
   }
 }
 
-TEST_CASE("every file in configs/ prints its known result under ws-cur and ws-last on 1 and 2 workers", "[networks]") {
+TEST_CASE("every file in configs/ prints its known result under ws-cur, ws-last and gp on 1 and 2 workers", "[networks]") {
   for (const auto& name : config_files()) {
     auto it = expected().find(name);
     if (it == expected().end()) continue;  // reported by the test above
     const auto net = kpn::resolve(kpn::load_topology_file(kpn::test::source_dir() + "/configs/" + name), it->second.sets);
     const auto want = it->second.lines();
-    for (const char* scheduler : {"ws-cur", "ws-last"}) {
+    for (const char* scheduler : {"ws-cur", "ws-last", "gp", "gp-static"}) {
       for (unsigned cpus : {1u, 2u}) {
         CAPTURE(name, scheduler, cpus);
         CHECK(kpn::test::run_lines(net, scheduler, cpus) == want);
