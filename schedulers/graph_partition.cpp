@@ -152,11 +152,12 @@ void GraphPartitionScheduler::repartition(std::int64_t begin) {
     for (std::size_t v = 0; v < g.vertices.size(); ++v) {
       proposed[v] = g.vertices[v].pinned ? current[v] : label[static_cast<std::size_t>(r.part[v])];
     }
-    // Move only a placement outside the tolerance, and only for a clearly better balance (see the header).
-    const double before = partition::imbalance(pg, current, n);
-    const double after = partition::imbalance(pg, proposed, n);
+    // Move only a placement outside the tolerance, and only for a clearly cheaper one (see the header).
+    const double imbalance = partition::imbalance(pg, current, n);
+    const double before = partition::placement_cost(pg, current, n);
+    const double after = partition::placement_cost(pg, proposed, n);
     const double bound = partition::best_imbalance(pg, n) * (1.0 + tuning_.tolerance);
-    if (before > bound && after < before * (1.0 - tuning_.min_gain)) {
+    if (imbalance > bound && after < before * (1.0 - tuning_.min_gain)) {
       std::unordered_map<std::uint64_t, int> moves;
       for (std::size_t v = 0; v < g.vertices.size(); ++v) {
         if (proposed[v] != current[v]) moves.emplace(g.vertices[v].id, proposed[v]);
@@ -170,8 +171,8 @@ void GraphPartitionScheduler::repartition(std::int64_t begin) {
       });
       hold_us = ms_between(hold_begin, steady_ns()) * 1e3;
     }
-    log().debug("gp: repartition of {} processes by {}: imbalance {:.3f} -> {:.3f}, {} moved",
-                g.vertices.size(), partition::to_string(r.method), before, after, moved);
+    log().debug("gp: repartition of {} processes by {}: imbalance {:.3f}, cost {:.3f} -> {:.3f}, {} moved",
+                g.vertices.size(), partition::to_string(r.method), imbalance, before, after, moved);
   }
   const std::int64_t end = steady_ns();
   const double took = ms_between(begin, end);

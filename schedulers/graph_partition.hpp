@@ -17,7 +17,7 @@
 //   No other worker stops: they only meet the repartitioner on the process registry's lock (while it
 //   copies the process list and while it writes the new homes) and on each channel's lock (for one
 //   snapshot). Processes move only if the current placement is unbalanced beyond Tuning::tolerance under
-//   the measured weights and the new one makes the heaviest worker clearly lighter (Tuning::min_gain),
+//   the measured weights and the new one is clearly cheaper (partition::placement_cost, Tuning::min_gain),
 //   so noise in the measurements or METIS drawing a similar partition differently never shuffles
 //   processes back and forth; and a
 //   repartition that moved nothing doubles the wait before the next one (up to Tuning::max_interval_ms),
@@ -45,7 +45,7 @@ struct GpTuning {
   double min_interval_ms = 50;    // between repartitions; doubles while they move nothing...
   double max_interval_ms = 2000;  // ...up to this
   double tolerance = 0.10;        // allowed imbalance over the best achievable (partition.hpp)
-  double min_gain = 0.05;         // move only if the heaviest worker gets this much lighter (relative)
+  double min_gain = 0.05;         // move only if the placement gets this much cheaper (partition.hpp)
 };
 
 class GraphPartitionScheduler final : public Scheduler {

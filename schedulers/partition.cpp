@@ -236,37 +236,29 @@ Result partition_graph(const Graph& g, int nparts, double tolerance) {
     return imbalance_of(vw, part, nparts) <= bound && !has_empty_part(part, nparts);
   };
 
-  struct Candidate {
-    std::vector<int> part;
-    Method method;
-    bool acceptable;
-    double imbalance;
-    std::uint64_t cut;
-  };
-  std::vector<Candidate> tried;
-  auto consider = [&](std::vector<int> part, Method method) {
-    const bool ok = acceptable(part);
-    const double imb = imbalance_of(vw, part, nparts);
-    const std::uint64_t cut = cut_weight(g, part);
-    tried.push_back({std::move(part), method, ok, imb, cut});
-  };
+  std::vector<std::pair<std::vector<int>, Method>> tried;
   if (adj.edge_count > 0) {
     if (auto part = metis(g, vw, adj, nparts)) {
       if (acceptable(*part)) return finish(std::move(*part), Method::Metis);
       r.metis_rejected = true;
-      consider(std::move(*part), Method::Metis);
+      tried.emplace_back(std::move(*part), Method::Metis);
     }
   }
-  consider(chunks(g, vw, adj, nparts), Method::Chunks);
-  consider(lightest_first(g, vw, adj, nparts), Method::LightestFirst);
-  // Within the tolerance the least traffic between parts wins (the greedy placements know nothing of
-  // edges but neighbourhood); with none within it, the best balanced.
-  auto better = [](const Candidate& a, const Candidate& b) {
-    if (a.acceptable != b.acceptable) return a.acceptable;
-    return a.acceptable ? a.cut < b.cut : a.imbalance < b.imbalance;
-  };
-  auto best = std::min_element(tried.begin(), tried.end(), better);
-  return finish(std::move(best->part), best->method);
+  tried.emplace_back(chunks(g, vw, adj, nparts), Method::Chunks);
+  tried.emplace_back(lightest_first(g, vw, adj, nparts), Method::LightestFirst);
+  // The cheapest by placement_cost: a greedy placement that balances a little better but sends far more
+  // messages between parts loses.
+  auto best = std::min_element(tried.begin(), tried.end(), [&](const auto& a, const auto& b) {
+    return placement_cost(g, a.first, nparts) < placement_cost(g, b.first, nparts);
+  });
+  return finish(std::move(best->first), best->second);
+}
+
+double placement_cost(const Graph& g, const std::vector<int>& part, int nparts) {
+  std::uint64_t total = 0;
+  for (const auto& e : g.edges) total += e.a != e.b ? e.weight : 0;
+  const double cut_share = total > 0 ? static_cast<double>(cut_weight(g, part)) / static_cast<double>(total) : 0.0;
+  return imbalance(g, part, nparts) * (1.0 + cut_share);
 }
 
 double best_imbalance(const Graph& g, int nparts) {

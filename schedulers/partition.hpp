@@ -10,8 +10,8 @@
 // - no edges: METIS has nothing to cut, so a greedy placement balances the weights;
 // - a METIS partition whose heaviest part exceeds the best achievable load by more than `tolerance`
 //   (METIS can leave tiny graphs badly unbalanced, or a part empty) is compared with two greedy placements
-//   (graph-order chunks, and heaviest-first onto the lightest part): of those within the tolerance the
-//   one with the lightest cut wins, and if none is, the best balanced.
+//   (graph-order chunks, and heaviest-first onto the lightest part), and the one of lowest
+//   placement_cost wins.
 // Vertices with a fixed part keep it in every method.
 
 #include <cstddef>
@@ -51,6 +51,10 @@ Result partition_graph(const Graph& g, int nparts, double tolerance = 0.10);
 double best_imbalance(const Graph& g, int nparts);
 // Heaviest part / average part of `part` under `g`'s vertex weights.
 double imbalance(const Graph& g, const std::vector<int>& part, int nparts);
+// A partition's estimated cost relative to a perfect one: imbalance x (1 + share of the edge weight that
+// crosses parts). The heaviest part bounds the run time, and every message between parts costs a wake-up
+// on another worker and cache misses on both, in the order of the work of a fine-grained process.
+double placement_cost(const Graph& g, const std::vector<int>& part, int nparts);
 // Total weight of the edges whose ends are in different parts.
 std::uint64_t cut_weight(const Graph& g, const std::vector<int>& part);
 
