@@ -146,7 +146,11 @@ void GraphPartitionScheduler::repartition(std::int64_t begin) {
     const partition::Result r = partition::partition_graph(pg, n, tuning_.tolerance);
     if (r.metis_rejected) ++stats_.metis_rejected;
     std::vector<int> current(g.vertices.size());
-    for (std::size_t v = 0; v < g.vertices.size(); ++v) current[v] = g.vertices[v].home;
+    for (std::size_t v = 0; v < g.vertices.size(); ++v) {
+      // A process not placed yet (created while the run stops) has no home: count it where home_of would.
+      const int h = g.vertices[v].home;
+      current[v] = h >= 0 && h < n ? h : 0;
+    }
     const std::vector<int> label = partition::relabel(r.part, current, n);
     std::vector<int> proposed(g.vertices.size());
     for (std::size_t v = 0; v < g.vertices.size(); ++v) {

@@ -13,6 +13,7 @@ packages=(
   catch2                 # tests (Debian ships v2.13)
   libmetis-dev           # graph-partitioning scheduler
   libcli11-dev           # command lines of the tools
+  python3 python3-matplotlib python3-yaml   # tools/experiment.py (sweeps and their figures)
 )
 
 missing=()

@@ -3,6 +3,7 @@
 //   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--set key=value ...] [--stats-json PATH|-]
 //                     [--stats-detail] [--log-level LEVEL] [--validate] [--dot] [--plugin LIB.so ...]
 //                     [--max-capacity N] [--t0 N] [--quiet] [--kinds]
+//   kpn-run --measure-t0
 //
 // Results the network's processes print go to stdout; the run's summary goes to stderr.
 // Exit status: 0 success; 1 the network failed at run time (a process threw, or a deadlock);
@@ -67,6 +68,7 @@ struct Options {
   double t0 = 0;
   std::size_t max_capacity = std::size_t{1} << 20;
   bool kinds = false;
+  bool measure_t0 = false;
 };
 
 std::string catalogue() {
@@ -141,6 +143,11 @@ std::string report_json(const Options& opt, const kpn::ResolvedNetwork& net, con
 
 int run(const Options& opt) {
   if (!opt.log_level.empty()) kpn::set_log_level(opt.log_level);
+  if (opt.measure_t0) {
+    // The same measurement a run makes at start when a kind spends CPU and no --t0 is given.
+    std::cout << fmt::format("{:.0f}\n", kpn::work::measure_iterations_per_second());
+    return kExitOk;
+  }
   if (opt.t0 > 0) kpn::work::set_iterations_per_second(opt.t0);
   for (const auto& plugin : opt.plugins) {
     if (dlopen(plugin.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
@@ -236,10 +243,13 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
   app.add_flag("--kinds", opt.kinds, "describe every process kind (ports, arguments), with --plugin's, and exit");
+  app.add_flag("--measure-t0", opt.measure_t0,
+               "measure T0 (iterations of the work loop per CPU second) as a run does, print it, and exit");
   app.footer(catalogue());
-  // Let --kinds work without a file.
+  // Let --kinds and --measure-t0 work without a file.
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--kinds") file->required(false);
+    const std::string arg = argv[i];
+    if (arg == "--kinds" || arg == "--measure-t0") file->required(false);
   }
   try {
     app.parse(argc, argv);

@@ -257,3 +257,13 @@ TEST_CASE("kpn-run --kinds after a file describes the kinds instead of running t
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Contains("ring.node\n") && !Contains("node[0]: laps="));
 }
+
+TEST_CASE("kpn-run --measure-t0 prints T0 as one positive number and exits 0 without a file", "[runner]") {
+  const auto r = kpn_run("--measure-t0");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  REQUIRE(!r.out.empty());
+  CHECK(r.out.back() == '\n');
+  CHECK(r.out.find_first_not_of("0123456789\n") == std::string::npos);  // an integer, nothing else
+  CHECK(std::stod(r.out) > 0);
+}
