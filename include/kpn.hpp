@@ -6,3 +6,4 @@
 #include "runtime/runtime.hpp"
 #include "runtime/scheduler_registry.hpp"
 #include "runtime/this_process.hpp"
+#include "schedulers/schedulers.hpp"
