@@ -1,6 +1,7 @@
 #include "schedulers/partition.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -231,7 +232,7 @@ Result partition_graph(const Graph& g, int nparts, double tolerance) {
 
   const std::vector<std::uint64_t> vw = normalized(g.vertex_weight);
   const Adjacency adj = adjacency(g);
-  const double bound = best_imbalance(g, nparts) * (1.0 + tolerance);
+  const double bound = best_imbalance(g, nparts) * (1.0 + tolerance) + 1e-12;
   auto acceptable = [&](const std::vector<int>& part) {
     return imbalance_of(vw, part, nparts) <= bound && !has_empty_part(part, nparts);
   };
@@ -263,10 +264,21 @@ double placement_cost(const Graph& g, const std::vector<int>& part, int nparts) 
 
 double best_imbalance(const Graph& g, int nparts) {
   if (g.vertex_weight.empty()) return 1.0;
-  const std::vector<std::uint64_t> vw = normalized(g.vertex_weight);
+  nparts = std::max(nparts, 1);
+  std::vector<std::uint64_t> vw = normalized(g.vertex_weight);
+  std::sort(vw.begin(), vw.end(), std::greater<>());
   const long double total = std::accumulate(vw.begin(), vw.end(), 0.0L);
-  const long double heaviest = static_cast<long double>(*std::max_element(vw.begin(), vw.end()));
-  return static_cast<double>(std::max(1.0L, heaviest / (total / std::max(nparts, 1))));
+  const std::size_t p = static_cast<std::size_t>(nparts);
+  // Pigeonhole: of the k*p + 1 heaviest vertices some part holds k + 1, so the heaviest part weighs at
+  // least the k + 1 lightest of them. k = 0 is the heaviest vertex; whole vertices make the average alone
+  // a bound no partition may reach (10 equal vertices on 3 parts: 4, not 3.33).
+  long double bound = total / nparts;
+  std::vector<long double> prefix(vw.size() + 1, 0);
+  for (std::size_t i = 0; i < vw.size(); ++i) prefix[i + 1] = prefix[i] + vw[i];
+  for (std::size_t k = 0; k * p + 1 <= vw.size(); ++k) {
+    bound = std::max(bound, prefix[k * p + 1] - prefix[k * p - k]);
+  }
+  return static_cast<double>(bound / (total / nparts));
 }
 
 namespace {

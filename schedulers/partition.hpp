@@ -8,7 +8,8 @@
 //   nparts == 1);
 // - no more vertices than parts: one vertex per part;
 // - no edges: METIS has nothing to cut, so a greedy placement balances the weights;
-// - a METIS partition whose heaviest part exceeds the best achievable load by more than `tolerance`
+// - a METIS partition whose heaviest part exceeds a lower bound of the best achievable load
+//   (best_imbalance) by more than `tolerance`
 //   (METIS can leave tiny graphs badly unbalanced, or a part empty) is compared with two greedy placements
 //   (graph-order chunks, and heaviest-first onto the lightest part), and the one of lowest
 //   placement_cost wins.
@@ -46,8 +47,8 @@ struct Result {
 // the best achievable load (max(average, heaviest vertex)), e.g. 0.1 for 10 %.
 Result partition_graph(const Graph& g, int nparts, double tolerance = 0.10);
 
-// The lowest imbalance any partition of `g` into `nparts` parts can have: the heaviest vertex, or the
-// average part, whichever is heavier, over the average part.
+// A lower bound on the imbalance of any partition of `g` into `nparts` parts: the average part, the
+// heaviest vertex, or what whole vertices force by pigeonhole, whichever is heavier, over the average.
 double best_imbalance(const Graph& g, int nparts);
 // Heaviest part / average part of `part` under `g`'s vertex weights.
 double imbalance(const Graph& g, const std::vector<int>& part, int nparts);

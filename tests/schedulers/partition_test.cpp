@@ -149,15 +149,31 @@ TEST_CASE("random weighted graphs are balanced within the tolerance, mostly by M
   REQUIRE(by_metis * 10 >= total * 8);
 }
 
-TEST_CASE("a tiny graph METIS cannot balance falls back to a greedy placement", "[schedulers][gp]") {
-  // Four vertices of weights 3,3,2,2 tightly connected in pairs (3-3 and 2-2): cutting the heavy edges
-  // is the only way to balance two parts, which METIS's edge-cut objective avoids on tiny graphs.
+TEST_CASE("a tiny graph METIS leaves unbalanced gets a greedy placement instead", "[schedulers][gp]") {
+  // Eleven processes of uneven weight on four workers: METIS 5.1.0 (seed 1) cuts little but leaves the
+  // heaviest worker well above what whole processes allow; the heaviest-first greedy placement reaches it.
   Graph g;
-  g.vertex_weight = {3, 3, 2, 2, 1, 1};
-  g.edges = {{0, 1, 1000000}, {2, 3, 1000000}, {4, 5, 1000000}, {1, 2, 1}, {3, 4, 1}};
-  const auto r = partition_graph(g, 2, 0.0);
-  require_valid(r.part, 6, 2);
-  require_balanced(g, r.part, 2, 0.0);
+  for (std::uint64_t w : {1, 6, 12, 2, 13, 3, 17, 1, 15, 17, 3}) g.vertex_weight.push_back(w * 1000);
+  g.edges = {{6, 5, 923}, {7, 0, 394}, {10, 9, 41}, {1, 9, 788}, {7, 7, 762}, {4, 10, 401}, {2, 0, 14},
+             {0, 8, 550}, {5, 8, 164}, {4, 8, 222}, {8, 5, 510}, {8, 3, 323}, {4, 4, 840}, {9, 1, 633},
+             {9, 2, 279}, {9, 2, 750}, {1, 3, 71}, {7, 8, 987}, {3, 0, 360}, {9, 6, 166}, {0, 6, 957},
+             {4, 0, 741}, {1, 0, 406}, {7, 9, 37}, {6, 6, 744}, {4, 10, 662}, {8, 1, 941}, {1, 6, 408},
+             {1, 6, 991}, {6, 8, 120}, {2, 1, 602}};
+  const auto r = partition_graph(g, 4, 0.10);
+  CAPTURE(kpn::partition::to_string(r.method), r.imbalance);
+  require_valid(r.part, 11, 4);
+  REQUIRE(r.metis_rejected);
+  REQUIRE(r.method != Method::Metis);
+  REQUIRE(r.imbalance <= kpn::partition::best_imbalance(g, 4) * 1.10);
+}
+
+TEST_CASE("the best-balance bound counts whole vertices", "[schedulers][gp]") {
+  Graph g;
+  g.vertex_weight.assign(10, 1000);
+  REQUIRE(kpn::partition::best_imbalance(g, 3) == Approx(1.2).epsilon(0.001));  // 4 of 10 on one part
+  REQUIRE(kpn::partition::best_imbalance(g, 5) == Approx(1.0).epsilon(0.001));
+  g.vertex_weight = {9000, 1000, 1000, 1000};
+  REQUIRE(kpn::partition::best_imbalance(g, 2) == Approx(1.5).epsilon(0.001));  // the heavy one alone
 }
 
 TEST_CASE("a vertex with a fixed part keeps it under every method", "[schedulers][gp]") {
