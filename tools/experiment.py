@@ -619,7 +619,8 @@ def draw_bars(ax, rows, figure, panel, n_cpus):
         positions = [j + (i - (len(groups) - 1) / 2) * width for j in range(len(categories))]
         ax.bar(positions, heights, width, yerr=error, capsize=2, color=f"C{i % 10}",
                label=series_label(keys, values))
-    ax.set_xticks(range(len(categories)), [format_value(c) for c in categories])
+    # Multi-word categories ("pipeline 0us") go on two lines so that neighbours do not overlap.
+    ax.set_xticks(range(len(categories)), [format_value(c).replace(" ", "\n", 1) for c in categories])
     ax.set_xlabel(figure.get("xlabel", x))
 
 
