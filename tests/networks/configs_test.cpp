@@ -65,6 +65,8 @@ const std::map<std::string, Expected>& expected() {
       {"pipeline.yaml",
        {{{"count", "20000"}, {"stages", "6"}}, [] { return std::vector<std::string>{sink_line("pipeline", affine(20000, 1, 6))}; }}},
       {"ring.yaml", {{{"nodes", "12"}, {"laps", "200"}}, [] { return std::vector<std::string>{"node[0]: laps=200 hops=2400"}; }}},
+      {"unbalanced-pipeline.yaml",
+       {{{"count", "3000"}, {"heavy_us", "2"}}, [] { return std::vector<std::string>{sink_line("unbalanced", affine(3000, 1, 8))}; }}},
       {"scatter-gather.yaml",
        {{{"workers", "8"}, {"rounds", "20"}, {"work_us", "10"}},
         [] { return std::vector<std::string>{"master: rounds=20 workers=8 replies=160"}; }}},
