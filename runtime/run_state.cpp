@@ -18,16 +18,11 @@
 #include "runtime/log.hpp"
 #include "runtime/process.hpp"
 #include "runtime/scheduler.hpp"
+#include "runtime/steady_time.hpp"
 #include "runtime/tsan.hpp"
 #include "runtime/worker.hpp"
 
 namespace kpn {
-namespace {
-std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-}  // namespace
-
 RunState::RunState(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity,
                    unsigned scan_ms)
     : scheduler_(scheduler),

@@ -1,7 +1,6 @@
 #include "schedulers/graph_partition.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <unordered_map>
 
 #include <sched.h>
@@ -9,16 +8,12 @@
 #include "runtime/log.hpp"
 #include "runtime/process.hpp"
 #include "runtime/run_state.hpp"
+#include "runtime/steady_time.hpp"
 #include "runtime/worker.hpp"
 #include "schedulers/partition.hpp"
 
 namespace kpn {
 namespace {
-
-std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 double ms_between(std::int64_t from_ns, std::int64_t to_ns) { return static_cast<double>(to_ns - from_ns) / 1e6; }
 

@@ -249,10 +249,15 @@ Result partition_graph(const Graph& g, int nparts, double tolerance) {
   tried.emplace_back(lightest_first(g, vw, adj, nparts), Method::LightestFirst);
   // The cheapest by placement_cost: a greedy placement that balances a little better but sends far more
   // messages between parts loses.
-  auto best = std::min_element(tried.begin(), tried.end(), [&](const auto& a, const auto& b) {
-    return placement_cost(g, a.first, nparts) < placement_cost(g, b.first, nparts);
-  });
-  return finish(std::move(best->first), best->second);
+  std::size_t best = 0;
+  double best_cost = placement_cost(g, tried[0].first, nparts);
+  for (std::size_t i = 1; i < tried.size(); ++i) {
+    if (const double cost = placement_cost(g, tried[i].first, nparts); cost < best_cost) {
+      best = i;
+      best_cost = cost;
+    }
+  }
+  return finish(std::move(tried[best].first), tried[best].second);
 }
 
 double placement_cost(const Graph& g, const std::vector<int>& part, int nparts) {
