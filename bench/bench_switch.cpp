@@ -8,7 +8,7 @@
 #include <kpn.hpp>
 
 #include "benchmarks.hpp"
-#include "no_steal_scheduler.hpp"
+#include "schedulers/work_stealing.hpp"
 #include "timed_region.hpp"
 
 namespace kpn_bench {
@@ -108,7 +108,7 @@ Result bench_pingpong(const Options& o, Placement placement) {
     });
     std::unique_ptr<kpn::Runtime> rt;
     if (placement == Placement::TwoWorkersApart) {
-      rt = std::make_unique<kpn::Runtime>(kpn::RuntimeOptions{.cpus = cpus}, std::make_unique<NoStealScheduler>());
+      rt = std::make_unique<kpn::Runtime>(kpn::RuntimeOptions{.cpus = cpus}, std::make_unique<kpn::WorkStealingScheduler>(kpn::WorkStealingScheduler::Unblock::Last, kpn::WorkStealingScheduler::Stealing::Off));
     } else {
       rt = std::make_unique<kpn::Runtime>(kpn::RuntimeOptions{.cpus = cpus, .scheduler = o.scheduler});
     }

@@ -9,78 +9,78 @@
 //   while (auto v = rx.read()) use(*v);      // in another
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 
-#include "channels/channel_base.hpp"
+#include "channels/bounded_core.hpp"
 #include "channels/endpoints.hpp"
+#include "channels/errors.hpp"
 #include "channels/ring_buffer.hpp"
+#include "channels/typed_channel.hpp"
 #include "channels/worker_trail.hpp"
 #include "runtime/current.hpp"
 
 namespace kpn {
 
+// The bounded FIFO channel: at most capacity() messages wait in it (capacity grows only by Parks' rule).
 template <class T>
-class Channel final : public ChannelBase {
+class Channel final : public TypedChannel<T> {
  public:
-  Channel(std::string name, std::size_t capacity) : ChannelBase(std::move(name), capacity) {}
+  Channel(std::string name, std::size_t capacity) : core_(std::move(name), capacity) {}
 
-  // Blocks while full. Throws ChannelClosed after close(), BrokenChannel once the reader is gone.
-  void write(T&& value) {
-    lock_.lock();
+  void write(T&& value) override {
+    WakeList wake;  // outlives the lock: readies the reader once the lock is released
+    std::unique_lock held(core_.lock);
     for (;;) {
-      if (closed_) {
-        lock_.unlock();
-        throw ChannelClosed(name());
-      }
-      if (reader_gone_) {
-        lock_.unlock();
-        throw BrokenChannel(name());
-      }
-      if (buffer_.size() < capacity()) break;
-      park(lock_, writer_waiting_, *this, WaitDirection::Write);
-      lock_.lock();
+      if (core_.closed) throw ChannelClosed(core_.name());
+      if (core_.reader_gone) throw BrokenChannel(core_.name());
+      if (buffer_.size() < core_.capacity()) break;
+      park(held, core_.writer_waiting, *this, WaitDirection::Write);
     }
     buffer_.push_back(std::move(value));
     trail_.on_write(current_worker_index());
-    messages_.store(messages_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    Process* reader = std::exchange(reader_waiting_, nullptr);
-    lock_.unlock();
-    if (reader != nullptr) unblock(reader);
+    core_.count_message();
+    wake.take(core_.reader_waiting);
   }
 
-  // Blocks while empty and open. Returns std::nullopt once the channel is closed and drained.
-  std::optional<T> read() {
-    lock_.lock();
+  std::optional<T> read() override {
+    WakeList wake;
+    std::unique_lock held(core_.lock);
     while (buffer_.empty()) {
-      if (closed_) {
-        lock_.unlock();
-        return std::nullopt;
-      }
-      park(lock_, reader_waiting_, *this, WaitDirection::Read);
-      lock_.lock();
+      if (core_.closed) return std::nullopt;
+      park(held, core_.reader_waiting, *this, WaitDirection::Read);
     }
     std::optional<T> value(buffer_.pop_front());
-    if (trail_.on_read(current_worker_index())) ++cross_worker_messages_;
-    Process* writer = std::exchange(writer_waiting_, nullptr);
-    lock_.unlock();
-    if (writer != nullptr) unblock(writer);
+    if (trail_.on_read(current_worker_index())) ++core_.cross_worker_messages;
+    wake.take(core_.writer_waiting);
     return value;
   }
 
- private:
-  std::size_t size_locked() const noexcept override { return buffer_.size(); }
+  const std::string& name() const noexcept override { return core_.name(); }
+  ChannelSnapshot snapshot() const override { return core_.snapshot([this] { return buffer_.size(); }); }
+  void grow(std::size_t new_capacity) override { core_.grow(new_capacity); }
+  std::size_t capacity() const noexcept override { return core_.capacity(); }
+  std::uint64_t messages() const noexcept override { return core_.messages(); }
+  void close() noexcept override { core_.close(); }
+  void detach_reader() noexcept override { core_.detach_reader(); }
+  void set_endpoint_names(std::string writer, std::string reader) override {
+    core_.set_endpoint_names(std::move(writer), std::move(reader));
+  }
+  void record_endpoint_user(bool writer_side, ProcessId id, const std::string& name) noexcept override {
+    core_.record_endpoint_user(writer_side, id, name);
+  }
 
-  RingBuffer<T> buffer_;  // guarded by lock_
-  WorkerTrail trail_;     // guarded by lock_; one entry per message of buffer_, run-length encoded
+ private:
+  BoundedCore core_;
+  RingBuffer<T> buffer_;  // guarded by core_.lock
+  WorkerTrail trail_;     // guarded by core_.lock; one entry per message of buffer_, run-length encoded
 };
 
 namespace detail {
 // "channel-<n>", n counting channels created by this program.
 std::string next_channel_name();
-// Lists the channel in the report of the run the calling process belongs to (no-op outside a process).
-void register_with_current_run(std::shared_ptr<ChannelView> channel);
 }  // namespace detail
 
 // Creates a channel of `capacity` (>= 1) messages. Called from a running process, the channel appears in
@@ -89,7 +89,7 @@ template <class T>
 std::pair<Writer<T>, Reader<T>> channel(std::size_t capacity, std::string name = {}) {
   if (name.empty()) name = detail::next_channel_name();
   auto ch = std::make_shared<Channel<T>>(std::move(name), capacity);
-  detail::register_with_current_run(ch);
+  register_with_current_run(ch);
   return {Writer<T>(ch), Reader<T>(ch)};
 }
 

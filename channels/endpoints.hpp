@@ -13,13 +13,10 @@
 
 #include "channels/channel_base.hpp"
 #include "channels/errors.hpp"
-#include "runtime/current.hpp"
-#include "runtime/process.hpp"
+#include "channels/typed_channel.hpp"
+#include "runtime/channel_support.hpp"
 
 namespace kpn {
-
-template <class T>
-class Channel;
 
 namespace detail {
 
@@ -35,13 +32,13 @@ class EndpointOwner {
   bool bound() const noexcept { return id_.load(std::memory_order_relaxed) != 0; }
   // Binds on first use; throws ChannelMisuse if the caller is not a process or not the bound one.
   void check(ChannelBase& channel, bool writer_side) {
-    Process* self = current_process();
-    if (self != nullptr && self->id() == id_.load(std::memory_order_relaxed)) return;
+    const ProcessId self = current_process_id();
+    if (self != 0 && self == id_.load(std::memory_order_relaxed)) return;
     check_slow(self, channel, writer_side);
   }
 
  private:
-  void check_slow(Process* self, ChannelBase& channel, bool writer_side);
+  void check_slow(ProcessId self, ChannelBase& channel, bool writer_side);
   // Atomic only so that a misuse (two processes sharing one endpoint at once) is reported, not a data
   // race; the owner is the only legitimate writer.
   std::atomic<ProcessId> id_{0};
@@ -57,7 +54,7 @@ template <class T, bool kWriter>
 class Endpoint {
  public:
   Endpoint() = default;
-  explicit Endpoint(std::shared_ptr<Channel<T>> channel) : channel_(std::move(channel)) {}
+  explicit Endpoint(std::shared_ptr<TypedChannel<T>> channel) : channel_(std::move(channel)) {}
   Endpoint(Endpoint&& other) noexcept : channel_(std::move(other.channel_)) { forget_user(other); }
   Endpoint& operator=(Endpoint&& other) noexcept {
     if (this != &other) {
@@ -75,17 +72,17 @@ class Endpoint {
 
  protected:
   // The channel, after checking that the calling process may use this end.
-  Channel<T>& use() {
+  TypedChannel<T>& use() {
     if (!channel_) detail::throw_empty_endpoint(kWriter);
     owner_.check(*channel_, kWriter);
     return *channel_;
   }
-  Channel<T>* channel() const noexcept { return channel_.get(); }
+  TypedChannel<T>* channel() const noexcept { return channel_.get(); }
 
  private:
   // The endpoint changes hands: the process that used it may no longer be the one at this end.
   void forget_user(const Endpoint& from) noexcept {
-    if (channel_ && from.owner_.bound()) channel_->record_endpoint_user(kWriter, std::string());
+    if (channel_ && from.owner_.bound()) channel_->record_endpoint_user(kWriter, 0, std::string());
   }
   // Letting go of the writer ends the stream; letting go of the reader breaks the channel.
   void release() noexcept {
@@ -98,7 +95,7 @@ class Endpoint {
     channel_.reset();
   }
 
-  std::shared_ptr<Channel<T>> channel_;
+  std::shared_ptr<TypedChannel<T>> channel_;
   EndpointOwner owner_;
 };
 

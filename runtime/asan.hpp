@@ -1,6 +1,8 @@
 #pragma once
 // AddressSanitizer must be told when a kernel thread switches stacks, or it reports false stack errors
-// (notably while an exception unwinds a process's stack). Empty unless built with KPN_SANITIZE=address.
+// (notably while an exception unwinds a process's stack). Empty unless compiled with AddressSanitizer.
+
+#include "runtime/sanitizers.hpp"
 
 #if defined(KPN_ASAN)
 #include <sanitizer/common_interface_defs.h>

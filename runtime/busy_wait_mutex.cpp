@@ -2,11 +2,11 @@
 
 #include <sched.h>
 
-#include "runtime/blocking.hpp"
+#include "runtime/config.hpp"
 #include "runtime/cpu_relax.hpp"
 #include "runtime/current.hpp"
 #include "runtime/process.hpp"
-#include "runtime/run_state.hpp"
+#include "runtime/this_process.hpp"
 
 namespace kpn {
 
@@ -14,7 +14,7 @@ void BusyWaitMutex::lock_contended() {
   int spins = 0;
   for (;;) {
     Process* self = current_process();
-    if (self != nullptr && !self->run_state().stopping()) {
+    if (self != nullptr && !self->stopping()) {
       yield_for_lock();
     } else if (++spins < config::kSpinsBeforeYield) {
       cpu_relax();

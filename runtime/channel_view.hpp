@@ -1,11 +1,16 @@
 #pragma once
-// What the runtime and tools may know of a channel without knowing its element type: the runtime lists
-// channels in reports and names them in deadlock errors. channels/ implements it; the runtime defines it
-// so that it never depends on the channel layer.
+// What the runtime and tools may know of a channel without knowing its element type or its kind: the
+// runtime lists channels in reports, follows them in deadlock detection and weighs them in process graphs.
+// channels/ implements it; the runtime defines it so that it never depends on the channel layer.
+//
+// Processes are named by id (ProcessId, never reused within a run) wherever identity matters; names are
+// kept for messages only, since spawned processes may share one.
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "runtime/process_id.hpp"
 
 namespace kpn {
 
@@ -16,10 +21,18 @@ struct ChannelSnapshot {
   std::uint64_t messages = 0;   // messages written so far
   std::uint64_t cross_worker_messages = 0;  // messages read on another worker than the one that wrote them
   bool closed = false;
-  std::string reader_waiting;   // name of the process blocked reading, empty if none
-  std::string writer_waiting;   // name of the process blocked writing, empty if none
-  std::string writer;           // the process that writes it, if known (declared or seen), else empty
-  std::string reader;           // the process that reads it, if known, else empty
+  ProcessId reader_waiting = 0;  // the process blocked reading, 0 if none
+  ProcessId writer_waiting = 0;  // the process blocked writing, 0 if none
+  // How many times each waiter had parked (Process::park_count), read under the channel's lock: equal
+  // counts in two snapshots mean the waiter stayed in its slot in between (deadlock_monitor.hpp).
+  std::uint64_t reader_waiting_parks = 0;
+  std::uint64_t writer_waiting_parks = 0;
+  // The processes at each end: the id once an endpoint has been used (0 before), and the name, declared
+  // by whoever built the network or recorded at first use ("" if unknown).
+  ProcessId writer = 0;
+  ProcessId reader = 0;
+  std::string writer_name;
+  std::string reader_name;
 };
 
 class ChannelView {
@@ -29,7 +42,8 @@ class ChannelView {
   // A consistent copy of the channel's state, taken under its lock.
   virtual ChannelSnapshot snapshot() const = 0;
   // Resolves an artificial deadlock (Parks' rule): raises the capacity to `new_capacity` and wakes the
-  // writer blocked on it. Called by the runtime only while no process runs.
+  // writer blocked on it. Called by the deadlock monitor only, once it knows the writer is part of a
+  // deadlock (so nothing else can change the channel meanwhile).
   virtual void grow(std::size_t new_capacity) = 0;
 };
 

@@ -36,19 +36,17 @@ inline constexpr std::size_t kWorkerStackCache = 64;
 // (more workers than CPUs), where only yielding the CPU lets it finish.
 inline constexpr int kSpinsBeforeYield = 64;
 
-// How often the workers pause together to look for a local deadlock (a cycle of blocked processes while
-// others run; global deadlocks are found at once without it). A pause lasts as long as the slowest worker
-// takes to finish the process it runs plus the scan, typically microseconds, so at this period the cost is
-// far below a percent; the period also stretches to 50 times the last scan's duration.
+// How often the deadlock monitor's thread looks for a local deadlock (a cycle of blocked processes while
+// others run; global deadlocks are found at once without it). Workers never stop for it; a scan walks the
+// process table and takes each blocked process's channel lock twice, microseconds for a few hundred
+// processes, and the period stretches to 50 times the last scan's duration on huge networks.
 inline constexpr int kLocalDeadlockScanMs = 200;
 
-// Worker loop iterations between two looks at the clock for the scan above (the clock costs ~20 ns).
-inline constexpr int kScanClockCheckEvery = 256;
+// The policy a Runtime and kpn-run use when none is named.
+inline constexpr const char* kDefaultScheduler = "ws-last";
 
-// How long the scanning worker waits for the others to pause before giving up (one of them runs a long
-// computation); the next attempt then waits twice as long as the last, up to kMaxScanBackoffMs.
-inline constexpr int kPauseTimeoutMs = 20;
-inline constexpr int kMaxScanBackoffMs = 5000;
+// Most workers a Runtime accepts: more than this is a typo, not a test.
+inline constexpr unsigned kMaxCpus = 4096;
 
 // Initial slots of a run-queue's ring buffer; it doubles when full and never shrinks.
 inline constexpr std::size_t kRunQueueInitialCapacity = 256;

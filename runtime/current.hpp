@@ -1,12 +1,16 @@
 #pragma once
 // Which worker and process the calling kernel thread is running. The accessors are out of line on purpose:
 // a process may migrate between kernel threads at any switch, and a compiler that inlined a thread_local
-// access could reuse the address it computed on the previous thread.
+// access could reuse the address it computed on the previous thread. They are hidden inside libkpn (no PLT
+// call from the library's own code).
+
+#include "runtime/process_id.hpp"
 
 namespace kpn {
 
 class Process;
 class Worker;
+struct RunShared;
 
 // The worker this kernel thread runs, or nullptr outside the runtime.
 [[gnu::noinline]] Worker* current_worker() noexcept;
@@ -14,9 +18,12 @@ class Worker;
 [[gnu::noinline]] Process* current_process() noexcept;
 // The index of the worker this kernel thread runs, or -1 outside the run's workers (teardown included).
 [[gnu::noinline]] int current_worker_index() noexcept;
+// The run whose worker this kernel thread is, or nullptr.
+[[gnu::noinline]] RunShared* current_run() noexcept;
 
 namespace detail {
-void set_current_worker(Worker* w) noexcept;
+// `index` is the worker's index among its run's workers, -1 for the teardown helper.
+void set_current_worker(Worker* w, int index, RunShared* run) noexcept;
 void set_current_process(Process* p) noexcept;
 }  // namespace detail
 

@@ -1,7 +1,7 @@
 #pragma once
 // The clock read on every context switch to charge CPU time to processes. On x86 it is the time-stamp
 // counter (about 10 ns, no system call; constant and invariant on every x86 CPU of the last 15 years);
-// elsewhere steady_clock. Ticks become seconds with a ratio measured over the whole run (run_state.cpp),
+// elsewhere steady_clock. Ticks become seconds with a ratio measured over the whole run (run.cpp),
 // so no start-up calibration delay is needed.
 
 #include <chrono>

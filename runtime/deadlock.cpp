@@ -11,7 +11,12 @@ void snapshot_channels(std::vector<BlockedProcess>& blocked) {
   for (auto& b : blocked) {
     if (b.channel == nullptr) continue;
     b.state = b.channel->snapshot();
-    b.counterpart = b.direction == WaitDirection::Read ? b.state.writer : b.state.reader;
+    const bool reading = b.direction == WaitDirection::Read;
+    b.counterpart = reading ? b.state.writer : b.state.reader;
+    b.counterpart_name = reading ? b.state.writer_name : b.state.reader_name;
+    const ProcessId waiting = reading ? b.state.reader_waiting : b.state.writer_waiting;
+    b.waiting_in_snapshot = waiting != 0 && waiting == b.id;
+    b.parks = reading ? b.state.reader_waiting_parks : b.state.writer_waiting_parks;
   }
 }
 
@@ -45,14 +50,20 @@ Growth choose_growth(const std::vector<BlockedProcess>& blocked, std::size_t max
 
 std::vector<std::size_t> find_wait_cycle(const std::vector<BlockedProcess>& blocked) {
   // Each process waits for at most one other: follow the edges from every start until a process repeats.
-  std::map<std::string, std::size_t> index;
+  std::map<ProcessId, std::size_t> by_id;
+  std::map<std::string, std::size_t> by_name;
   for (std::size_t i = 0; i < blocked.size(); ++i) {
+    by_id.emplace(blocked[i].id, i);
     // An ambiguous name (spawned processes may share one) cannot be followed.
-    if (!index.emplace(blocked[i].name, i).second) index[blocked[i].name] = blocked.size();
+    if (!by_name.emplace(blocked[i].name, i).second) by_name[blocked[i].name] = blocked.size();
   }
   auto next = [&](std::size_t i) -> std::size_t {
-    auto it = index.find(blocked[i].counterpart);
-    return it == index.end() ? blocked.size() : it->second;
+    if (blocked[i].counterpart != 0) {
+      auto it = by_id.find(blocked[i].counterpart);
+      return it == by_id.end() ? blocked.size() : it->second;
+    }
+    auto it = by_name.find(blocked[i].counterpart_name);
+    return it == by_name.end() ? blocked.size() : it->second;
   };
   std::vector<int> state(blocked.size(), 0);  // 0 unvisited, 1 on the current path, 2 done
   for (std::size_t start = 0; start < blocked.size(); ++start) {
@@ -71,7 +82,7 @@ std::vector<std::size_t> find_wait_cycle(const std::vector<BlockedProcess>& bloc
 
 DeadlockError describe_deadlock(const std::vector<BlockedProcess>& blocked, const std::string& note, bool local) {
   std::vector<DeadlockError::Blocked> list;
-  for (const auto& b : blocked) list.push_back({b.name, b.state.name, b.direction, b.counterpart});
+  for (const auto& b : blocked) list.push_back({b.name, b.state.name, b.direction, b.counterpart_name});
   std::vector<std::string> cycle;
   for (std::size_t i : find_wait_cycle(blocked)) cycle.push_back(blocked[i].name);
   return DeadlockError(std::move(list), std::move(cycle), note, local);

@@ -1,7 +1,7 @@
 #pragma once
-// What to do about processes that wait for each other, decided from a snapshot of the blocked processes
-// taken while no process runs (at global quiescence, or with every worker paused for a local scan), so
-// nothing here races with the network.
+// What to do about processes that wait for each other, decided from a snapshot of the blocked processes.
+// These functions only analyse; when a snapshot may be trusted is the deadlock monitor's business
+// (deadlock_monitor.hpp).
 //
 // Parks' rule: if some writer in the deadlock waits on a full channel, the deadlock is *artificial* (a
 // larger channel would let the network go on): grow the smallest such channel and wake its writer.
@@ -24,12 +24,19 @@
 namespace kpn {
 
 struct BlockedProcess {
+  ProcessId id = 0;
   std::string name;
   ChannelView* channel = nullptr;  // nullptr if blocked on nothing the runtime knows
   WaitDirection direction = WaitDirection::None;
-  // Filled by snapshot_channels(): the channel's state and the process at its other end ("" if unknown).
+  // Filled by snapshot_channels(): the channel's state and the process at its other end (id 0 and name ""
+  // if unknown; a declared name without an id is matched by name when that name is unique).
   ChannelSnapshot state;
-  std::string counterpart;
+  ProcessId counterpart = 0;
+  std::string counterpart_name;
+  // The process is in the channel's waiter slot in `state` (so the snapshot shows it parked there), and
+  // how many times it had parked then.
+  bool waiting_in_snapshot = false;
+  std::uint64_t parks = 0;
 };
 
 // Takes each blocked process's channel snapshot and counterpart. Call once per analysis.
@@ -46,7 +53,7 @@ struct Growth {
 Growth choose_growth(const std::vector<BlockedProcess>& blocked, std::size_t max_capacity,
                      const std::vector<std::size_t>* only = nullptr);
 
-// Indexes into `blocked` of one cycle of processes each waiting for the next (by counterpart name), or
+// Indexes into `blocked` of one cycle of processes each waiting for the next (by counterpart id), or
 // empty if there is none.
 std::vector<std::size_t> find_wait_cycle(const std::vector<BlockedProcess>& blocked);
 

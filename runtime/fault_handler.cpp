@@ -56,15 +56,15 @@ void chain(int sig, siginfo_t* info, void* uctx) {
 
 void on_fault(int sig, siginfo_t* info, void* uctx) {
   Process* p = current_process();
-  if (p != nullptr && p->stack.sp != nullptr) {
+  if (p != nullptr && p->stack().sp != nullptr) {
     const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
-    const auto top = reinterpret_cast<std::uintptr_t>(p->stack.sp);
-    const std::uintptr_t bottom = top - p->stack.size;
+    const auto top = reinterpret_cast<std::uintptr_t>(p->stack().sp);
+    const std::uintptr_t bottom = top - p->stack().size;
     if (addr < bottom && addr + kOverflowReach >= bottom) {
       write_str("kpn: process '");
       write_str(p->name().c_str());
       write_str("' overflowed its stack of ");
-      write_uint(p->stack.size);
+      write_uint(p->stack().size);
       write_str(" bytes; give it a larger stack (YAML: stack_size, C++: ProcessOptions::stack_size)\n");
       ::signal(sig, SIG_DFL);
       return;

@@ -1,7 +1,9 @@
 #pragma once
-// A process: one stackful fiber with a name, an id, a state, and its own counters.
+// A process: one stackful fiber with a name, an id, a state, its own counters, and a slot for the data of
+// the policy that schedules it.
 //
-// State machine (who makes each transition, and under which guarantee):
+// State machine. Every change goes through transition(from, to), which debug builds check (as marl's
+// changeFiberState and Go's casgstatus do); who may make each change, and under which guarantee:
 //
 //            spawn            a worker takes it            park: registered as a channel's waiter
 //   (new) --------> READY -------------------> RUNNING -------------------------------------> BLOCKED
@@ -11,90 +13,128 @@
 //                                                    v    out of the waiter slot, under the lock
 //                                                  DONE
 //
-// - READY -> RUNNING: only the worker that removed the process from a run-queue (it owns it then).
+// - READY -> RUNNING: only the worker that got the process from the policy's pick_next (it owns it then).
 // - RUNNING -> READY | BLOCKED | DONE: the worker it ran on, *after* the switch back to the worker has
 //   completed, so the process is off its stack before anyone else may see it in a queue or a waiter slot.
-// - BLOCKED -> READY: the one process that removed it from the channel's waiter slot under the channel
+// - BLOCKED -> READY: the one party that removed it from the channel's waiter slot under the channel
 //   lock. The slot is written under that lock and the worker releases the lock only after the switch
-//   (the "unlock after switch" handshake), so the waker never sees a process still on its own stack.
+//   (the "unlock after switch" handshake, blocking.hpp), so the waker never sees a process still on its
+//   own stack.
 // Consequently exactly one party owns a process at any time, and a process never runs on two workers at
-// once (debug builds assert it with `on_cpu`).
+// once (debug builds assert it with `on_cpu_`).
+//
+// Policies (schedulers/) see only the public part: identity, options, where it last ran, its CPU time,
+// and policy_data<T>(), a slot of kPolicySlotBytes that belongs to the policy alone (Boost.Fiber's
+// algorithm_with_properties, without an allocation per process).
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <new>
 #include <string>
+#include <type_traits>
 
 #include <boost/context/fiber.hpp>
 
+#include "runtime/asan.hpp"
+#include "runtime/channel_view.hpp"
+#include "runtime/process_id.hpp"
 #include "runtime/process_options.hpp"
 #include "runtime/process_state.hpp"
+#include "runtime/stop_state.hpp"
+#include "runtime/tsan.hpp"
 #include "runtime/unique_function.hpp"
 
 namespace kpn {
 
 class BusyWaitMutex;
-class ChannelView;
-class RunState;
-
-using ProcessId = std::uint64_t;
+class StackPool;
+struct RunShared;
 
 class Process {
  public:
-  Process(RunState& run, ProcessId id, std::string name, UniqueFunction<void()> body, ProcessOptions options);
+  // Bytes a policy may keep per process in policy_data<T>().
+  static constexpr std::size_t kPolicySlotBytes = 32;
+
+  Process(RunShared& run, StopState& stop, StackPool& stacks, ProcessId id, std::string name,
+          UniqueFunction<void()> body, ProcessOptions options);
+  ~Process();
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
 
   ProcessId id() const noexcept { return id_; }
   const std::string& name() const noexcept { return name_; }
   const ProcessOptions& options() const noexcept { return options_; }
-  RunState& run_state() const noexcept { return run_; }
   ProcessState state() const noexcept { return state_.load(std::memory_order_acquire); }
 
   // The worker this process last ran on; -1 before its first run. Written by that worker before the
   // process can be seen by anyone else (see the state machine), read by whoever owns the process next.
-  int last_worker = -1;
-  // Where the process wants to live; -1 for no preference. A policy may change it at any time (gp migrates
-  // a process that way) and reads it when it places the process; any value it reads is a valid worker, and
-  // the run-queue's lock orders the process itself, so relaxed accesses are enough.
-  std::atomic<int> home_worker{-1};
-
+  int last_worker() const noexcept { return last_worker_; }
   // CPU time in cycle_clock ticks. Written only by the worker running the process (a relaxed store of its
-  // own load, like WorkerCounters), read at any time by policies that weigh processes by it (gp).
-  std::atomic<std::uint64_t> cpu_ticks{0};
-  // Times switched in; written only by the worker running the process, read after the run or when it ends.
-  std::uint64_t switches = 0;
+  // own load), read at any time by policies that weigh processes by it (gp).
+  std::uint64_t cpu_ticks() const noexcept { return cpu_ticks_.load(std::memory_order_relaxed); }
+  std::uint64_t switches() const noexcept { return switches_; }
 
-  // The process's stack (top and usable size), for the stack-overflow report. Set at creation.
-  boost::context::stack_context stack;
+  // The policy's own data for this process. The slot is zeroed at creation and nobody but the policy
+  // touches it, so T must be an implicit-lifetime type that zero bytes make valid (plain integers and
+  // enums; use std::atomic_ref for fields other workers read concurrently).
+  template <class T>
+  T& policy_data() noexcept {
+    static_assert(sizeof(T) <= kPolicySlotBytes, "policy data larger than Process::kPolicySlotBytes");
+    static_assert(alignof(T) <= alignof(std::max_align_t), "policy data over-aligned");
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                  "policy data must be a plain struct (zeroed at creation, never destroyed)");
+    return *std::launder(reinterpret_cast<T*>(policy_slot_));
+  }
 
-  // What the process waits for while BLOCKED, for deadlock reports. Written by the process under the
-  // channel lock before it parks.
-  ChannelView* wait_channel = nullptr;
-  WaitDirection wait_direction = WaitDirection::None;
+  // The stack (top and usable size), for the stack-overflow report. Set at creation.
+  const boost::context::stack_context& stack() const noexcept { return stack_; }
+
+  // What the process waits for while BLOCKED, for deadlock detection. Written by the process before it
+  // parks and read concurrently by the deadlock monitor, hence relaxed atomics; the monitor trusts them only
+  // when park_count() is the same before and after (deadlock_monitor.hpp).
+  ChannelView* wait_channel() const noexcept { return wait_channel_.load(std::memory_order_relaxed); }
+  WaitDirection wait_direction() const noexcept { return wait_direction_.load(std::memory_order_relaxed); }
+  // Times parked: raised by the worker after each park's switch, before the state becomes BLOCKED.
+  std::uint64_t park_count() const noexcept { return parks_.load(std::memory_order_acquire); }
+
+  bool stopping() const noexcept { return stop_.stopping(); }
 
  private:
-  friend class Worker;
-  friend class RunState;
+  friend class WorkerThread;
+  friend class ProcessTable;
+  friend class Run;
   friend void park(BusyWaitMutex&, Process*&, ChannelView&, WaitDirection);
-  friend void yield_for_lock();
-  friend void yield();
   friend void unblock(Process*);
+  friend void yield();
+  friend void yield_for_lock();
 
+  // The only way the state changes; debug builds check that the process was in `from`.
+  void transition(ProcessState from, ProcessState to) noexcept;
   // Runs on the process's own stack: the body, exception capture, cleanup.
   boost::context::fiber entry(boost::context::fiber&& worker);
   // Switches from the process's stack back to the worker that resumed it.
   void switch_to_worker(SwitchReason why);
-  // Called on the process's stack after a switch back in: throws Cancelled when the network is stopping.
-  void after_resume();
 
-  RunState& run_;
+  RunShared& run_;
+  StopState& stop_;
   const ProcessId id_;
   const std::string name_;
   const ProcessOptions options_;
   UniqueFunction<void()> body_;
 
   std::atomic<ProcessState> state_{ProcessState::Ready};
+  int last_worker_ = -1;
+  std::atomic<std::uint64_t> cpu_ticks_{0};
+  std::uint64_t switches_ = 0;  // written only by the worker running the process
+  alignas(std::max_align_t) unsigned char policy_slot_[kPolicySlotBytes] = {};
+
+  std::atomic<ChannelView*> wait_channel_{nullptr};
+  std::atomic<WaitDirection> wait_direction_{WaitDirection::None};
+  std::atomic<std::uint64_t> parks_{0};
+
+  boost::context::stack_context stack_;
   // The suspended process; valid while not RUNNING. Owned by whoever owns the process.
   boost::context::fiber context_;
   // The worker's continuation; valid while RUNNING, touched only on the process's own stack.
@@ -102,7 +142,6 @@ class Process {
   // Set by the process before switching out, read by the worker after the switch.
   SwitchReason reason_ = SwitchReason::Exit;
   BusyWaitMutex* release_after_switch_ = nullptr;
-  ResumePoint resume_point_ = ResumePoint::NotStarted;
   // Set by the runtime (while it owns the suspended process) to unwind it when the network stops.
   bool cancel_ = false;
   std::exception_ptr failure_;
@@ -119,9 +158,9 @@ class Process {
   void* resumer_tsan_fiber_ = nullptr;  // the worker's, set at each resume
 #endif
 
-  // Intrusive links of the run's process registry, guarded by the registry's mutex.
-  Process* reg_prev_ = nullptr;
-  Process* reg_next_ = nullptr;
+  // Intrusive links of the run's process table, guarded by the table's mutex.
+  Process* table_prev_ = nullptr;
+  Process* table_next_ = nullptr;
 };
 
 }  // namespace kpn

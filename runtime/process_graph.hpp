@@ -1,6 +1,6 @@
 #pragma once
 // The process network as a weighted graph, for policies that place processes by the graph (gp): processes
-// are vertices, channels between two known processes are edges. Built by the runtime (RunState) from what
+// are vertices, channels between two known processes are edges. Built by the runtime (run.cpp) from what
 // it knows: the initial network before it starts, or the live processes and their channels while it runs.
 
 #include <cstddef>

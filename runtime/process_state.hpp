@@ -17,11 +17,6 @@ enum class SwitchReason : std::uint8_t {
   Exit,       // the body returned or threw: the worker retires the process
 };
 
-// Where a suspended process will continue when next resumed. Matters only when the network stops: a
-// process suspended in Park or Yield is unwound by making that call throw; one suspended in LockYield is
-// inside the channel code (possibly a destructor) and must run on to its next blocking point instead.
-enum class ResumePoint : std::uint8_t { NotStarted, Park, Yield, LockYield };
-
 enum class WaitDirection : std::uint8_t { None, Read, Write };
 
 std::string_view to_string(ProcessState s) noexcept;

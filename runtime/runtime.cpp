@@ -7,15 +7,10 @@
 #include "runtime/fault_handler.hpp"
 #include "runtime/log.hpp"
 #include "runtime/pinning.hpp"
-#include "runtime/run_state.hpp"
+#include "runtime/run.hpp"
 #include "runtime/scheduler_registry.hpp"
 
 namespace kpn {
-
-namespace {
-// A sanity bound: more workers than this is a typo, not a test.
-constexpr unsigned kMaxCpus = 4096;
-}  // namespace
 
 Runtime::Runtime(RuntimeOptions options) : Runtime(options, make_scheduler(options.scheduler)) {}
 
@@ -35,7 +30,7 @@ Runtime::~Runtime() = default;
 void Runtime::place_workers(const RuntimeOptions& options) {
   const std::vector<int>& pus = topology_->allowed_pus();
   const unsigned n = options.cpus == 0 ? static_cast<unsigned>(pus.size()) : options.cpus;
-  if (n > kMaxCpus) throw std::invalid_argument(fmt::format("cpus = {} is more than {}", n, kMaxCpus));
+  if (n > config::kMaxCpus) throw std::invalid_argument(fmt::format("cpus = {} is more than {}", n, config::kMaxCpus));
   static std::atomic<bool> warned{false};  // once per program: tests oversubscribe on purpose, often
   if (n > pus.size() && !warned.exchange(true)) {
     log().warn("{} workers requested but only {} processing units are available: workers will share them (said once per program)", n,
@@ -46,7 +41,10 @@ void Runtime::place_workers(const RuntimeOptions& options) {
 }
 
 void Runtime::interrupt() noexcept {
-  if (RunState* run = current_run_.load(std::memory_order_acquire)) run->interrupt();
+  // Remembered first, so that an interrupt arriving before run() has published its run (a SIGINT right
+  // after the handler was installed) still stops it: run() looks at the flag after publishing.
+  pending_interrupt_.store(true, std::memory_order_seq_cst);
+  if (Run* run = current_run_.load(std::memory_order_seq_cst)) run->interrupt();
 }
 
 RunReport Runtime::run(NetworkSpec& network) {
@@ -56,12 +54,18 @@ RunReport Runtime::run(NetworkSpec& network) {
     bool& flag;
     ~Reset() { flag = false; }
   } reset{running_};
-  RunState run(*scheduler_, pus_, topology_.get(), max_capacity_, scan_ms_);
-  current_run_.store(&run, std::memory_order_release);
+  Run run(*scheduler_, pus_, topology_.get(), max_capacity_, scan_ms_);
+  current_run_.store(&run, std::memory_order_seq_cst);
   struct Unpublish {
-    std::atomic<RunState*>& slot;
-    ~Unpublish() { slot.store(nullptr, std::memory_order_release); }
-  } unpublish{current_run_};
+    std::atomic<Run*>& slot;
+    std::atomic<bool>& pending;
+    ~Unpublish() {
+      slot.store(nullptr, std::memory_order_seq_cst);
+      pending.store(false, std::memory_order_relaxed);  // it interrupted this run, not the next
+    }
+  } unpublish{current_run_, pending_interrupt_};
+  // Sequentially consistent with interrupt(): either it sees the run published, or this sees its flag.
+  if (pending_interrupt_.load(std::memory_order_seq_cst)) run.interrupt();
   return run.execute(network);
 }
 

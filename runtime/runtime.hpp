@@ -21,14 +21,14 @@
 namespace kpn {
 
 class CpuTopology;
-class RunState;
+class Run;
 
 struct RuntimeOptions {
   // Workers (kernel threads). 0: one per processing unit this program may use. More than that is allowed
   // for testing, with a warning: workers then share processing units.
   unsigned cpus = 0;
   // Scheduling policy, by registered name (see kpn::scheduler_list()).
-  std::string scheduler = "ws-last";
+  std::string scheduler = config::kDefaultScheduler;
   // Pin each worker to its own processing unit with hwloc.
   bool pin = true;
   // Artificial deadlocks are resolved by doubling the smallest full channel (Parks' rule), up to this
@@ -52,9 +52,10 @@ class Runtime {
   // remaining process blocked; both carry the report. Not reentrant: one run at a time per Runtime.
   RunReport run(NetworkSpec& network);
 
-  // Stops the running network, if any: workers finish the process they run, every other process is
-  // unwound, and run() throws Interrupted with the report so far. Async-signal-safe (one atomic load
-  // and two stores), so a SIGINT handler may call it.
+  // Stops the running network: workers finish the process they run, every other process is unwound,
+  // and run() throws Interrupted with the report so far. Called while no network runs, it stops the next
+  // run() at once (a signal that arrives just before a run is not lost). Async-signal-safe (atomic loads
+  // and stores only), so a SIGINT handler may call it.
   void interrupt() noexcept;
 
   unsigned cpus() const noexcept { return static_cast<unsigned>(pus_.size()); }
@@ -70,7 +71,8 @@ class Runtime {
   std::size_t max_capacity_;
   unsigned scan_ms_;
   bool running_ = false;
-  std::atomic<RunState*> current_run_{nullptr};
+  std::atomic<Run*> current_run_{nullptr};
+  std::atomic<bool> pending_interrupt_{false};  // an interrupt() that no run has consumed yet
 };
 
 }  // namespace kpn

@@ -1,12 +1,19 @@
 #pragma once
-// The scheduling policy interface. The runtime owns the mechanism (workers, switching, blocking); a policy
-// only decides where a process goes and what a worker runs next. Policies live in schedulers/ and register
-// by name (scheduler_registry.hpp).
+// The scheduling policy interface. The runtime owns the mechanism (workers, switching, blocking, parking,
+// termination); a policy owns its queues and its per-process data (Process::policy_data) and decides
+// where a process goes and what a worker runs next. Policies live in schedulers/, one file pair each, and
+// register by name (scheduler_registry.hpp); the guide "writing a policy" is in docs/schedulers.md.
 //
-// Threading contract: start() runs once before any worker thread exists; every other hook runs on a worker
-// thread (or, for on_spawn of the initial network, on the thread calling Runtime::run before the workers
-// start). A hook must not block the kernel thread except on run-queue locks.
+// Threading contract: start() and on_network() run once per run, before any worker thread exists; every
+// other hook runs on a worker thread (or, for on_spawn of the initial network, on the thread calling
+// Runtime::run before the workers start), concurrently with the same hooks on other workers. A hook must
+// not block the kernel thread except on locks of the policy's own that are held briefly.
+//
+// Ownership: a process handed to on_spawn, on_unblock or on_yield belongs to the policy until pick_next
+// returns it; the policy must hand each such process out exactly once. Processes still queued when a run
+// stops are the runtime's again (it unwinds them); the next start() must forget them.
 
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,16 +24,35 @@
 
 namespace kpn {
 
+class CpuTopology;
 class Process;
 class Worker;
+
+// What a policy may ask of the run it schedules; valid from start() until the run ends.
+class SchedulerContext {
+ public:
+  virtual std::span<Worker* const> workers() const noexcept = 0;
+  // The machine's topology (hwloc), or nullptr when workers are not pinned.
+  virtual const CpuTopology* topology() const noexcept = 0;
+  // The unfinished processes with their CPU time and home (Scheduler::home_of), and the channels between
+  // two of them with their message counts. Holds the process table's lock only while it copies the
+  // processes, and each channel's lock only for its snapshot.
+  virtual ProcessGraph live_graph() = 0;
+  // Calls `visit` for every unfinished process, holding the process table's lock (so none finishes
+  // meanwhile): keep it short, it delays every process that spawns or finishes.
+  virtual void for_each_live_process(const std::function<void(Process&)>& visit) = 0;
+
+ protected:
+  ~SchedulerContext() = default;
+};
 
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
   virtual std::string_view name() const noexcept = 0;
 
-  // A new run begins with these workers (index i is workers[i]).
-  virtual void start(std::span<Worker* const> workers) = 0;
+  // A new run begins. context.workers()[i] has index i.
+  virtual void start(SchedulerContext& context) = 0;
   // The initial network, after start() and before its processes are spawned (on_spawn with a null
   // spawner, in the order of `network.vertices`). Channels appear as edges when both ends are declared.
   virtual void on_network(const ProcessGraph& network) { (void)network; }
@@ -38,10 +64,12 @@ class Scheduler {
   virtual void on_unblock(Process& p, Worker* waker) = 0;
   // Place a process that yielded the CPU on worker `w` (kpn::yield, or a channel lock that was taken).
   virtual void on_yield(Process& p, Worker& w) = 0;
-  // The next process for `w` to run, or nullptr if it found none this time. Counts steal attempts.
+  // The next process for `w` to run, or nullptr if it found none this time.
   virtual Process* pick_next(Worker& w) = 0;
   // `w` found nothing to run; called before it asks pick_next again.
   virtual void on_idle(Worker& w) = 0;
+  // The worker `p` is meant to live on, or -1 if the policy has no such notion (reports, graphs).
+  virtual int home_of(Process& p) const noexcept { (void)p; return -1; }
   // Policy-specific figures for the run's report (name, value), read after every worker has stopped.
   virtual std::vector<std::pair<std::string, double>> stats() const { return {}; }
 };

@@ -1,5 +1,7 @@
 #include "runtime/stack_pool.hpp"
 
+#include "runtime/asan.hpp"
+
 #include <fstream>
 #include <new>
 #include <string>
@@ -10,11 +12,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
 #include "runtime/config.hpp"
-#include "runtime/current.hpp"
 #include "runtime/log.hpp"
-#include "runtime/run_state.hpp"
-#include "runtime/worker.hpp"
 
 namespace kpn {
 namespace {
@@ -117,7 +122,10 @@ boost::context::stack_context StackPool::map_new(std::size_t size) {
   const std::size_t count = config::kUnguardedSlabStacks;
   const std::size_t length = size * count;
   void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (base == MAP_FAILED) throw std::bad_alloc();
+  if (base == MAP_FAILED) {
+    throw std::runtime_error(fmt::format("could not map {} KiB for process stacks ({} stacks of {} KiB): {}",
+                                         length / 1024, count, size / 1024, std::strerror(errno)));
+  }
   mappings_.push_back({base, length});
   unguarded_ += count;
   for (std::size_t i = 1; i < count; ++i) {
@@ -159,12 +167,24 @@ std::size_t StackPool::unguarded_stacks() const {
 }
 
 namespace {
+// The pool and cache the calling kernel thread is bound to (StackPool::ThreadBinding).
+thread_local const StackPool* t_pool = nullptr;
+thread_local int t_cache = -1;
+
 // The calling worker's cache index in `pool`, or -1 when the caller is not one of the pool's workers.
-int cache_index(const StackPool* pool) noexcept {
-  Worker* w = current_worker();
-  return w != nullptr && &w->run_state().stacks() == pool ? w->index() : -1;
-}
+int cache_index(const StackPool* pool) noexcept { return t_pool == pool ? t_cache : -1; }
 }  // namespace
+
+StackPool::ThreadBinding::ThreadBinding(const StackPool& pool, int cache) noexcept
+    : previous_pool_(t_pool), previous_cache_(t_cache) {
+  t_pool = &pool;
+  t_cache = cache;
+}
+
+StackPool::ThreadBinding::~ThreadBinding() {
+  t_pool = previous_pool_;
+  t_cache = previous_cache_;
+}
 
 boost::context::stack_context PooledStack::allocate() {
   boost::context::stack_context sc = pool_->allocate(size_, cache_index(pool_));

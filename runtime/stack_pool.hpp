@@ -23,6 +23,20 @@ class StackPool {
   StackPool(const StackPool&) = delete;
   StackPool& operator=(const StackPool&) = delete;
 
+  // Binds the calling kernel thread to cache `cache` of `pool` while it lives (a worker's thread, for its
+  // whole loop), so PooledStack finds the cache without asking the worker.
+  class ThreadBinding {
+   public:
+    ThreadBinding(const StackPool& pool, int cache) noexcept;
+    ~ThreadBinding();
+    ThreadBinding(const ThreadBinding&) = delete;
+    ThreadBinding& operator=(const ThreadBinding&) = delete;
+
+   private:
+    const StackPool* previous_pool_;
+    int previous_cache_;
+  };
+
   // `worker` is the calling worker's index, or -1 from a thread that is not a worker.
   boost::context::stack_context allocate(std::size_t usable_size, int worker);
   void deallocate(const boost::context::stack_context& sc, int worker) noexcept;

@@ -3,18 +3,21 @@
 
 #include <string>
 
-#include "runtime/process.hpp"
+#include "runtime/process_id.hpp"
 #include "runtime/process_options.hpp"
 #include "runtime/unique_function.hpp"
 
 namespace kpn {
 
 // Starts a new process in the running network; it is placed on the spawner's worker (or as the scheduler
-// decides). Only from inside a process (std::logic_error otherwise). Returns the new process's id.
+// decides). Only from inside a process (std::logic_error otherwise). Returns the new id.
 ProcessId spawn(std::string name, UniqueFunction<void()> body, ProcessOptions options = {});
 
 // Lets the worker run other processes; this one continues later. Outside a process it yields the thread.
 void yield();
+
+// Gives the CPU to other processes while a channel lock is held elsewhere (BusyWaitMutex only).
+void yield_for_lock();
 
 // True when called from a process.
 bool in_process() noexcept;

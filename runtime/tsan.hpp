@@ -1,6 +1,8 @@
 #pragma once
 // ThreadSanitizer must be told when a kernel thread switches stacks, or it mistakes one process's stack
-// for another's. Empty unless built with KPN_SANITIZE=thread.
+// for another's. Empty unless compiled with ThreadSanitizer.
+
+#include "runtime/sanitizers.hpp"
 
 #if defined(KPN_TSAN)
 #include <sanitizer/tsan_interface.h>

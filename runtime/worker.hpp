@@ -1,19 +1,13 @@
 #pragma once
-// A worker: one kernel thread, pinned to one processing unit, that runs processes from its run-queue.
-//
-// Its loop: ask the scheduler for a process, switch to it, and when the process switches back, act on the
-// reason it gave (process.hpp, SwitchReason) *after* the switch has completed: requeue it, release the
-// channel lock it parked under, or retire it. The loop ends when the run stops.
+// A worker as a policy sees it: its index among the run's workers, the processing unit it is pinned to,
+// its counters, and a cheap random-number stream. Everything else about the kernel thread (its loop, the
+// switch, the handshake after a switch) belongs to the mechanism (worker_thread.hpp) and is not a
+// policy's business; a policy keeps its own per-worker state (queues, clocks) indexed by index().
 
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/run_queue.hpp"
-
 namespace kpn {
-
-class Process;
-class RunState;
 
 // Written only by the owning worker's thread (relaxed read-modify-write by that thread alone), read by
 // anyone at any time; hence atomics without contention. Cache-line aligned so that workers never share a line.
@@ -32,33 +26,27 @@ struct alignas(64) WorkerCounters {
 class alignas(64) Worker {
  public:
   // index: position among the run's workers; -1 for the runtime's teardown helper, which only unwinds.
-  Worker(RunState& run, int index, int pu);
+  Worker(int index, int pu) noexcept
+      : index_(index), pu_(pu), rng_(0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(index + 2)) {}
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
   int index() const noexcept { return index_; }
   int pu() const noexcept { return pu_; }
-  RunState& run_state() const noexcept { return run_; }
-  RunQueue& queue() noexcept { return queue_; }
-  const RunQueue& queue() const noexcept { return queue_; }
   WorkerCounters& counters() noexcept { return counters_; }
+  const WorkerCounters& counters() const noexcept { return counters_; }
   // A cheap per-worker random number (xorshift64*), for victim selection. Owner thread only.
-  std::uint64_t next_random() noexcept;
-
-  // The kernel thread's body: pin, then run processes until the run stops.
-  void thread_main();
-  // Switches to `p` (which this worker owns and which is READY) and handles its switch back.
-  void run_process(Process& p);
+  std::uint64_t next_random() noexcept {
+    rng_ ^= rng_ >> 12;
+    rng_ ^= rng_ << 25;
+    rng_ ^= rng_ >> 27;
+    return rng_ * 0x2545F4914F6CDD1Dull;
+  }
 
  private:
-  void after_switch(Process& p);
-
-  RunState& run_;
   const int index_;
   const int pu_;
   std::uint64_t rng_;
-  std::uint64_t last_tick_;  // cycle_clock at the last switch back (or the end of the last idle spell)
-  RunQueue queue_;
   WorkerCounters counters_;
 };
 

@@ -7,7 +7,7 @@
 
 #include "runtime/log.hpp"
 #include "runtime/process.hpp"
-#include "runtime/run_state.hpp"
+#include "runtime/scheduler_registry.hpp"
 #include "runtime/steady_time.hpp"
 #include "runtime/worker.hpp"
 #include "schedulers/partition.hpp"
@@ -31,8 +31,11 @@ partition::Graph to_partition_graph(const ProcessGraph& g, int nparts, bool meas
 
 }  // namespace
 
-void GraphPartitionScheduler::start(std::span<Worker* const> workers) {
+void GraphPartitionScheduler::start(SchedulerContext& context) {
+  context_ = &context;
+  const auto workers = context.workers();
   workers_.assign(workers.begin(), workers.end());
+  slots_ = std::make_unique<Slot[]>(workers_.size());
   idle_ = std::make_unique<IdleClock[]>(workers_.size());
   initial_homes_.clear();
   next_initial_ = 0;
@@ -53,8 +56,20 @@ void GraphPartitionScheduler::on_network(const ProcessGraph& network) {
 }
 
 int GraphPartitionScheduler::home_of(Process& p) const noexcept {
-  const int h = p.home_worker.load(std::memory_order_relaxed);
-  return h >= 0 && static_cast<std::size_t>(h) < workers_.size() ? h : 0;
+  return std::atomic_ref<int>(p.policy_data<Home>().plus_one).load(std::memory_order_relaxed) - 1;
+}
+
+void GraphPartitionScheduler::set_home(Process& p, int home) noexcept {
+  std::atomic_ref<int>(p.policy_data<Home>().plus_one).store(home + 1, std::memory_order_relaxed);
+}
+
+void GraphPartitionScheduler::rehome_live_processes(const std::function<int(Process&)>& choose) {
+  context_->for_each_live_process([&](Process& p) { set_home(p, choose(p)); });
+}
+
+std::size_t GraphPartitionScheduler::placed_home(Process& p) const noexcept {
+  const int h = home_of(p);
+  return h >= 0 && static_cast<std::size_t>(h) < workers_.size() ? static_cast<std::size_t>(h) : 0;
 }
 
 void GraphPartitionScheduler::on_spawn(Process& p, Worker* spawner) {
@@ -71,24 +86,20 @@ void GraphPartitionScheduler::on_spawn(Process& p, Worker* spawner) {
     home = static_cast<int>(next_initial_ % workers_.size());
   }
   if (spawner == nullptr) ++next_initial_;
-  p.home_worker.store(home, std::memory_order_relaxed);
+  set_home(p, home);
   if (spawner != nullptr) {
-    workers_[static_cast<std::size_t>(home)]->queue().push_front(&p);
+    queue(static_cast<std::size_t>(home)).push_front(&p);
   } else {
-    workers_[static_cast<std::size_t>(home)]->queue().push_back(&p);
+    queue(static_cast<std::size_t>(home)).push_back(&p);
   }
 }
 
-void GraphPartitionScheduler::on_unblock(Process& p, Worker*) {
-  workers_[static_cast<std::size_t>(home_of(p))]->queue().push_front(&p);
-}
+void GraphPartitionScheduler::on_unblock(Process& p, Worker*) { queue(placed_home(p)).push_front(&p); }
 
-void GraphPartitionScheduler::on_yield(Process& p, Worker&) {
-  workers_[static_cast<std::size_t>(home_of(p))]->queue().push_back(&p);
-}
+void GraphPartitionScheduler::on_yield(Process& p, Worker&) { queue(placed_home(p)).push_back(&p); }
 
 Process* GraphPartitionScheduler::pick_next(Worker& w) {
-  Process* p = w.queue().pop_front();
+  Process* p = queue(static_cast<std::size_t>(w.index())).pop_front();
   if (p != nullptr) {
     IdleClock& idle = idle_[static_cast<std::size_t>(w.index())];
     if (idle.idle_since_ns != 0) {  // one clock read per idle spell, not per switch
@@ -100,8 +111,8 @@ Process* GraphPartitionScheduler::pick_next(Worker& w) {
 }
 
 bool GraphPartitionScheduler::others_have_work(const Worker& w) const noexcept {
-  for (const Worker* other : workers_) {
-    if (other != &w && other->queue().size_hint() > 0) return true;
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    if (static_cast<int>(i) != w.index() && slots_[i].queue.size_hint() > 0) return true;
   }
   return false;
 }
@@ -131,9 +142,8 @@ void GraphPartitionScheduler::on_idle(Worker& w) {
 }
 
 void GraphPartitionScheduler::repartition(std::int64_t begin) {
-  RunState& run = workers_.front()->run_state();
   const int n = static_cast<int>(workers_.size());
-  const ProcessGraph g = run.live_graph();
+  const ProcessGraph g = context_->live_graph();
   std::size_t moved = 0;
   double hold_us = 0;
   if (g.vertices.size() >= 2) {
@@ -162,9 +172,9 @@ void GraphPartitionScheduler::repartition(std::int64_t begin) {
         if (proposed[v] != current[v]) moves.emplace(g.vertices[v].id, proposed[v]);
       }
       const std::int64_t hold_begin = steady_ns();
-      run.for_each_live_process([&](Process& p) {
+      context_->for_each_live_process([&](Process& p) {
         if (auto it = moves.find(p.id()); it != moves.end()) {
-          p.home_worker.store(it->second, std::memory_order_relaxed);
+          set_home(p, it->second);
           ++moved;
         }
       });
@@ -194,4 +204,18 @@ std::vector<std::pair<std::string, double>> GraphPartitionScheduler::stats() con
           {"metis_rejected", static_cast<double>(stats_.metis_rejected)}};
 }
 
+}  // namespace kpn
+
+namespace kpn {
+namespace {
+
+const SchedulerRegistration gp{
+    "gp", "graph partitioning (METIS): each process runs on its home worker; repartitions when the load drifts",
+    [] { return std::make_unique<GraphPartitionScheduler>(); }};
+
+const SchedulerRegistration gp_static{
+    "gp-static", "graph partitioning (METIS) of the initial network only; never repartitions",
+    [] { return std::make_unique<GraphPartitionScheduler>(GraphPartitionScheduler::Tuning{.repartition = false}); }};
+
+}  // namespace
 }  // namespace kpn

@@ -23,16 +23,20 @@
 //   repartition that moved nothing doubles the wait before the next one (up to Tuning::max_interval_ms),
 //   so a load that no placement can balance does not keep a worker partitioning.
 //
-// Concurrency: homes live in Process::home_worker (a relaxed atomic, see process.hpp). The statistics and
+// Concurrency: a process's home lives in its policy slot (Process::policy_data<Home>), read and written
+// with relaxed std::atomic_ref: any value read is a valid worker, and the queue's lock orders the process
+// itself. Each worker's queue is gp's own (run_queue.hpp). The statistics and
 // the back-off are written only by the one worker holding `repartitioning_` (acquire/release hand-over
 // from one holder to the next), and read after every worker has stopped.
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "runtime/scheduler.hpp"
+#include "schedulers/run_queue.hpp"
 
 namespace kpn {
 
@@ -55,16 +59,29 @@ class GraphPartitionScheduler final : public Scheduler {
   explicit GraphPartitionScheduler(Tuning tuning = {}) : tuning_(tuning) {}
 
   std::string_view name() const noexcept override { return tuning_.repartition ? "gp" : "gp-static"; }
-  void start(std::span<Worker* const> workers) override;
+  void start(SchedulerContext& context) override;
   void on_network(const ProcessGraph& network) override;
   void on_spawn(Process& p, Worker* spawner) override;
   void on_unblock(Process& p, Worker* waker) override;
   void on_yield(Process& p, Worker& w) override;
   Process* pick_next(Worker& w) override;
   void on_idle(Worker& w) override;
+  int home_of(Process& p) const noexcept override;
   std::vector<std::pair<std::string, double>> stats() const override;
 
+  // Moves every live process to the worker `choose` returns for it (a valid index; effective at its next
+  // unblock or yield), as a repartition does, holding the process table's lock. Any thread, while a run is
+  // on; for tools that place processes by hand and tests that move them at random.
+  void rehome_live_processes(const std::function<int(Process&)>& choose);
+
  private:
+  // gp's data in each process's policy slot: its home worker plus one (0: not placed yet).
+  struct Home {
+    int plus_one;
+  };
+  struct alignas(64) Slot {
+    RunQueue queue;
+  };
   // Per worker, written only by that worker's thread.
   struct alignas(64) IdleClock {
     std::int64_t window_start_ns = 0;
@@ -81,12 +98,17 @@ class GraphPartitionScheduler final : public Scheduler {
     std::uint64_t metis_rejected = 0;  // METIS partitions replaced by a better balanced greedy one
   };
 
-  int home_of(Process& p) const noexcept;
+  void set_home(Process& p, int home) noexcept;
+  // home_of, with an unplaced process counted on worker 0.
+  std::size_t placed_home(Process& p) const noexcept;
+  RunQueue& queue(std::size_t worker) noexcept { return slots_[worker].queue; }
   bool others_have_work(const Worker& w) const noexcept;
   void repartition(std::int64_t now_ns);
 
   const Tuning tuning_;
+  SchedulerContext* context_ = nullptr;
   std::vector<Worker*> workers_;
+  std::unique_ptr<Slot[]> slots_;
   std::unique_ptr<IdleClock[]> idle_;
   std::vector<int> initial_homes_;  // for the initial network, in spawn order; used before workers start
   std::size_t next_initial_ = 0;

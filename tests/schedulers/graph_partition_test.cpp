@@ -15,7 +15,6 @@
 
 #include "runtime/current.hpp"
 #include "runtime/process.hpp"
-#include "runtime/run_state.hpp"
 #include "runtime/worker.hpp"
 #include "schedulers/graph_partition.hpp"
 
@@ -136,23 +135,26 @@ TEST_CASE("gp keeps a pinned process on the worker it was given", "[schedulers][
 
 TEST_CASE("homes changed at random while processes run, block and queue lose no message", "[schedulers][gp]") {
   // A chaos process moves every live process to a random worker over and over, the way a repartition does
-  // (Process::home_worker), while a pipeline with capacity-1 channels blocks at almost every message.
+  // (GraphPartitionScheduler::rehome_live_processes), while a pipeline with capacity-1 channels blocks at
+  // almost every message.
   for (unsigned cpus : {2u, 4u}) {
     CAPTURE(cpus);
     auto p = make_pipeline(6, 30000, 1, [](int) { return std::chrono::microseconds(0); });
     std::atomic<std::uint64_t> moves{0};
     // Runs until the sink has stored its sum (-1 until then).
-    p->net.process("chaos", [sum = p->sum, cpus, &moves]() {
+    auto policy = std::make_unique<kpn::GraphPartitionScheduler>(kpn::GpTuning{.repartition = false});
+    kpn::GraphPartitionScheduler* gp = policy.get();
+    p->net.process("chaos", [sum = p->sum, cpus, gp, &moves]() {
       std::mt19937 rng(42);
       while (sum->load() < 0) {
-        kpn::current_worker()->run_state().for_each_live_process([&](kpn::Process& proc) {
-          proc.home_worker.store(static_cast<int>(rng() % cpus), std::memory_order_relaxed);
+        gp->rehome_live_processes([&](kpn::Process&) {
           moves.fetch_add(1, std::memory_order_relaxed);
+          return static_cast<int>(rng() % cpus);
         });
         kpn::yield();
       }
     });
-    const auto report = kpn::Runtime({.cpus = cpus, .scheduler = "gp-static"}).run(p->net);
+    const auto report = kpn::Runtime({.cpus = cpus}, std::move(policy)).run(p->net);
     CAPTURE(moves.load());
     REQUIRE(p->sum->load() == expected_sum(6, 30000));
     REQUIRE(p->in_order->load());

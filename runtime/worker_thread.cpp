@@ -1,85 +1,63 @@
-#include "runtime/worker.hpp"
+#include "runtime/worker_thread.hpp"
 
 #include <cassert>
 
 #include "runtime/busy_wait_mutex.hpp"
-#include "runtime/config.hpp"
 #include "runtime/current.hpp"
-#include "runtime/fault_handler.hpp"
 #include "runtime/cycle_clock.hpp"
+#include "runtime/fault_handler.hpp"
 #include "runtime/log.hpp"
 #include "runtime/pinning.hpp"
 #include "runtime/process.hpp"
-#include "runtime/run_state.hpp"
+#include "runtime/run_shared.hpp"
 #include "runtime/scheduler.hpp"
-#include "runtime/asan.hpp"
-#include "runtime/tsan.hpp"
 
 namespace kpn {
 
-Worker::Worker(RunState& run, int index, int pu)
-    : run_(run),
-      index_(index),
-      pu_(pu),
-      rng_(0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(index + 2)),
-      last_tick_(cycle_clock::now()) {}
+WorkerThread::WorkerThread(RunShared& run, int index, int pu)
+    : run_(run), worker_(index, pu), last_tick_(cycle_clock::now()) {}
 
-std::uint64_t Worker::next_random() noexcept {
-  rng_ ^= rng_ >> 12;
-  rng_ ^= rng_ << 25;
-  rng_ ^= rng_ >> 27;
-  return rng_ * 0x2545F4914F6CDD1Dull;
-}
-
-void Worker::thread_main() {
+void WorkerThread::thread_main(const CpuTopology* topology) {
   const AltSignalStack signal_stack;  // for the stack-overflow report (fault_handler.hpp)
-  detail::set_current_worker(this);
-  if (pu_ >= 0 && run_.topology() != nullptr && !run_.topology()->pin_current_thread(pu_)) {
-    log().warn("worker {}: could not pin to processing unit {}; running unpinned", index_, pu_);
+  const StackPool::ThreadBinding stacks(run_.stacks, worker_.index());
+  detail::set_current_worker(&worker_, worker_.index(), &run_);
+  if (worker_.pu() >= 0 && topology != nullptr && !topology->pin_current_thread(worker_.pu())) {
+    log().warn("worker {}: could not pin to processing unit {}; running unpinned", worker_.index(), worker_.pu());
   }
-  Scheduler& scheduler = run_.scheduler();
+  Scheduler& scheduler = run_.scheduler;
+  WorkerCounters& counters = worker_.counters();
   bool idle = false;
   last_tick_ = cycle_clock::now();
-  int until_scan_check = config::kScanClockCheckEvery;
-  while (!run_.stopping()) {
-    if (run_.pause_requested()) {
-      run_.pause_here();
-      continue;
-    }
-    if (--until_scan_check == 0) {
-      until_scan_check = config::kScanClockCheckEvery;
-      run_.maybe_scan();
-    }
-    Process* p = scheduler.pick_next(*this);
+  while (!run_.stop.stopping()) {
+    Process* p = scheduler.pick_next(worker_);
     if (p == nullptr) {
       idle = true;  // since last_tick_: the end of the last process, or the start
-      scheduler.on_idle(*this);
+      scheduler.on_idle(worker_);
       continue;
     }
     if (idle) {
       idle = false;
       const std::uint64_t now = cycle_clock::now();
-      WorkerCounters::bump(counters_.idle_ticks, now - last_tick_);
+      WorkerCounters::bump(counters.idle_ticks, now - last_tick_);
       last_tick_ = now;
     }
     run_process(*p);
   }
-  if (idle) WorkerCounters::bump(counters_.idle_ticks, cycle_clock::now() - last_tick_);
+  if (idle) WorkerCounters::bump(counters.idle_ticks, cycle_clock::now() - last_tick_);
   // Processes still queued stay READY; the runtime unwinds them after every worker has left.
-  detail::set_current_worker(nullptr);
+  detail::set_current_worker(nullptr, -1, nullptr);
 }
 
-void Worker::run_process(Process& p) {
-  assert(p.state() == ProcessState::Ready);
+void WorkerThread::run_process(Process& p) {
 #if defined(KPN_DEBUG_CHECKS)
   const bool was_on_cpu = p.on_cpu_.exchange(true, std::memory_order_acq_rel);
   assert(!was_on_cpu && "a process must never run on two workers at once");
   (void)was_on_cpu;
 #endif
-  p.state_.store(ProcessState::Running, std::memory_order_relaxed);
-  if (index_ >= 0) p.last_worker = index_;
-  ++p.switches;
-  WorkerCounters::bump(counters_.context_switches);
+  p.transition(ProcessState::Ready, ProcessState::Running);
+  if (worker_.index() >= 0) p.last_worker_ = worker_.index();
+  ++p.switches_;
+  WorkerCounters::bump(worker_.counters().context_switches);
   detail::set_current_process(&p);
 #if defined(KPN_TSAN)
   p.resumer_tsan_fiber_ = KPN_TSAN_CURRENT_FIBER();
@@ -87,7 +65,7 @@ void Worker::run_process(Process& p) {
 #endif
 #if defined(KPN_ASAN)
   void* fake_stack = nullptr;
-  KPN_ASAN_START_SWITCH(&fake_stack, static_cast<char*>(p.stack.sp) - p.stack.size, p.stack.size);
+  KPN_ASAN_START_SWITCH(&fake_stack, static_cast<char*>(p.stack_.sp) - p.stack_.size, p.stack_.size);
 #endif
   p.context_ = std::move(p.context_).resume();
   // One clock read per switch: the process is charged from the end of the previous one (or of the idle
@@ -103,35 +81,38 @@ void Worker::run_process(Process& p) {
   if (p.reason_ == SwitchReason::Exit) KPN_TSAN_SWITCH_TO(p.resumer_tsan_fiber_);
 #endif
   detail::set_current_process(nullptr);
-  p.cpu_ticks.store(p.cpu_ticks.load(std::memory_order_relaxed) + ran, std::memory_order_relaxed);
-  WorkerCounters::bump(counters_.busy_ticks, ran);
+  p.cpu_ticks_.store(p.cpu_ticks_.load(std::memory_order_relaxed) + ran, std::memory_order_relaxed);
+  WorkerCounters::bump(worker_.counters().busy_ticks, ran);
   after_switch(p);
 }
 
 // Runs on this worker's stack once `p` has switched out: `p` can no longer be running, so it is now safe
-// to let other workers see it (requeue, release the lock it parked under, or retire it).
-void Worker::after_switch(Process& p) {
+// to let others see it (hand it to the policy, release the lock it parked under, or retire it).
+void WorkerThread::after_switch(Process& p) {
 #if defined(KPN_DEBUG_CHECKS)
   p.on_cpu_.store(false, std::memory_order_release);
 #endif
   switch (p.reason_) {
     case SwitchReason::Yield:
     case SwitchReason::LockYield:
-      p.state_.store(ProcessState::Ready, std::memory_order_relaxed);
-      if (index_ >= 0) run_.scheduler().on_yield(p, *this);  // the teardown helper re-finds it itself
+      p.transition(ProcessState::Running, ProcessState::Ready);
+      if (worker_.index() >= 0) run_.scheduler.on_yield(p, worker_);  // the teardown helper re-finds it itself
       return;
     case SwitchReason::Park: {
       BusyWaitMutex* lock = p.release_after_switch_;
       p.release_after_switch_ = nullptr;
-      p.state_.store(ProcessState::Blocked, std::memory_order_relaxed);
+      // The park count goes up before the state says BLOCKED (release), so the deadlock monitor, which
+      // reads the state with acquire and then the count, can tell two parks apart.
+      p.parks_.fetch_add(1, std::memory_order_release);
+      p.transition(ProcessState::Running, ProcessState::Blocked);
       // Everything above must be written before the unlock: from here on a waker may own `p`.
       lock->unlock();
-      run_.process_parked();
+      run_.quiescence.parked();
       return;
     }
     case SwitchReason::Exit:
-      p.state_.store(ProcessState::Done, std::memory_order_relaxed);
-      run_.process_exited(p);  // frees p
+      p.transition(ProcessState::Running, ProcessState::Done);
+      run_.retire(p);  // frees p
       return;
   }
 }

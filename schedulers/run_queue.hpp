@@ -1,6 +1,7 @@
 #pragma once
-// A worker's run-queue, as in seed 000: the owner pushes and pops at the front, thieves take from the back,
-// and (WS-LAST) other workers push at the front. A lock guards it, because WS-LAST inserts at the front of
+// A worker's run-queue, as in the Nornir paper ("A simple improvement of the work-stealing scheduling
+// algorithm"): the owner pushes and pops at the front, thieves take from the back, and (WS-LAST) other
+// workers push at the front. A lock guards it, because WS-LAST inserts at the front of
 // another worker's queue, which the lock-free deques of the literature do not allow. Storage is a ring
 // buffer that doubles when full and never shrinks, so steady-state operations never allocate.
 
@@ -46,6 +47,12 @@ class RunQueue {
     if (size_ == 0) return nullptr;
     set_size(size_ - 1);
     return slots_[(head_ + size_) & mask_];
+  }
+  // Forgets every entry (a new run begins; the old entries belonged to the last run).
+  void clear() {
+    std::lock_guard g(lock_);
+    head_ = 0;
+    set_size(0);
   }
   // A racy hint for policies and reports; exact only while the queue is quiescent.
   std::size_t size_hint() const noexcept { return approx_size_.load(std::memory_order_relaxed); }

@@ -1,0 +1,98 @@
+#include "runtime/blocking.hpp"
+
+#include <cassert>
+#include <stdexcept>
+#include <thread>
+
+#include "runtime/current.hpp"
+#include "runtime/process.hpp"
+#include "runtime/run_shared.hpp"
+#include "runtime/scheduler.hpp"
+#include "runtime/this_process.hpp"
+#include "runtime/worker.hpp"
+
+namespace kpn {
+
+void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirection direction) {
+  Process* self = current_process();
+  assert(self != nullptr && "park() outside a process");
+  assert(slot == nullptr && "a channel side has one waiter at most");
+  if (self->stopping()) {
+    lock.unlock();
+    throw detail::Cancelled{};
+  }
+  slot = self;
+  self->wait_channel_.store(&channel, std::memory_order_relaxed);
+  self->wait_direction_.store(direction, std::memory_order_relaxed);
+  self->release_after_switch_ = &lock;
+  self->switch_to_worker(SwitchReason::Park);
+  // Back on a worker (maybe another one); the lock is not held. Whoever woke us cleared the slot.
+  self->wait_channel_.store(nullptr, std::memory_order_relaxed);
+  self->wait_direction_.store(WaitDirection::None, std::memory_order_relaxed);
+  if (self->cancel_) {
+    // Unwinding: nobody woke us, so we are still published in the slot.
+    lock.lock();
+    if (slot == self) slot = nullptr;
+    lock.unlock();
+    throw detail::Cancelled{};
+  }
+}
+
+void park(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelView& channel, WaitDirection direction) {
+  BusyWaitMutex& lock = *held.release();
+  park(lock, slot, channel, direction);
+  held = std::unique_lock<BusyWaitMutex>(lock);
+}
+
+void unblock(Process* p) {
+  if (p->stopping()) return;
+  RunShared& run = p->run_;
+  p->transition(ProcessState::Blocked, ProcessState::Ready);  // published by the policy's queue
+  run.quiescence.unblocked();
+  Worker* waker = current_run() == &run ? current_worker() : nullptr;
+  run.scheduler.on_unblock(*p, waker);
+}
+
+void yield_for_lock() {
+  Process* self = current_process();
+  self->switch_to_worker(SwitchReason::LockYield);
+}
+
+void yield() {
+  Process* self = current_process();
+  if (self == nullptr) {
+    std::this_thread::yield();
+    return;
+  }
+  if (self->stopping()) throw detail::Cancelled{};
+  self->switch_to_worker(SwitchReason::Yield);
+  if (self->cancel_) throw detail::Cancelled{};
+}
+
+bool in_process() noexcept { return current_process() != nullptr; }
+
+namespace {
+Process& require_process(const char* what) {
+  Process* self = current_process();
+  if (self == nullptr) throw std::logic_error(std::string(what) + " may only be called from a kpn process");
+  return *self;
+}
+}  // namespace
+
+ProcessId spawn(std::string name, UniqueFunction<void()> body, ProcessOptions options) {
+  const Process& self = require_process("kpn::spawn");
+  (void)self;
+  // The calling worker's run is the process's run (a process runs only on its run's workers).
+  return current_run()->spawn(std::move(name), std::move(body), options, current_worker());
+}
+
+namespace this_process {
+ProcessId id() { return require_process("kpn::this_process::id").id(); }
+const std::string& name() { return require_process("kpn::this_process::name").name(); }
+int worker() {
+  require_process("kpn::this_process::worker");
+  return current_worker_index();
+}
+}  // namespace this_process
+
+}  // namespace kpn

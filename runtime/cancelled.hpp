@@ -1,0 +1,11 @@
+#pragma once
+// How a process is unwound when its network stops.
+
+namespace kpn::detail {
+
+// Thrown at a process's blocking points to unwind it when the network stops (a process failed, a
+// deadlock, an interrupt). Deliberately not a std::exception, so `catch (const std::exception&)` in user
+// code does not swallow it; code that catches everything must rethrow it.
+struct Cancelled {};
+
+}  // namespace kpn::detail

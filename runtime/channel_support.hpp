@@ -1,0 +1,35 @@
+#pragma once
+// What a channel kind needs from the runtime besides parking (blocking.hpp): who is calling, whether the
+// run is stopping, a place in the run's report, and the identity of a parked waiter for snapshots. Out of
+// line and light, so a channel header drags in no fiber, worker or run.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runtime/channel_view.hpp"
+#include "runtime/process_id.hpp"
+
+namespace kpn {
+
+class Process;
+
+// The calling process's id, 0 outside a process.
+ProcessId current_process_id() noexcept;
+// The calling process's name; "" outside a process.
+const std::string& current_process_name() noexcept;
+// True when called from a process whose run is stopping (endpoints destroyed then are unwinding, not
+// ending their streams).
+bool current_run_stopping() noexcept;
+// Lists `channel` in the report of the run the calling process belongs to (no-op outside a process).
+void register_with_current_run(std::shared_ptr<ChannelView> channel);
+
+// A parked waiter's id and park count (Process::park_count), for ChannelSnapshot. Call under the lock that
+// guards the slot it was taken from.
+struct WaiterInfo {
+  ProcessId id = 0;
+  std::uint64_t parks = 0;
+};
+WaiterInfo waiter_info(const Process* waiter) noexcept;
+
+}  // namespace kpn

@@ -1,0 +1,48 @@
+#include "runtime/process_table.hpp"
+
+#include <algorithm>
+
+#include "runtime/process.hpp"
+
+namespace kpn {
+
+void ProcessTable::insert(Process& p) {
+  std::lock_guard g(mutex_);
+  p.table_next_ = head_;
+  if (head_ != nullptr) head_->table_prev_ = &p;
+  head_ = &p;
+}
+
+void ProcessTable::retire(Process& p, int home) {
+  std::lock_guard g(mutex_);
+  if (p.table_prev_ != nullptr) p.table_prev_->table_next_ = p.table_next_;
+  else head_ = p.table_next_;
+  if (p.table_next_ != nullptr) p.table_next_->table_prev_ = p.table_prev_;
+  finished_.push_back(Finished{p.id(), p.name(), p.cpu_ticks(), p.switches(), p.last_worker(), home});
+}
+
+Process* ProcessTable::any() {
+  std::lock_guard g(mutex_);
+  return head_;
+}
+
+void ProcessTable::for_each(const std::function<void(Process&)>& visit) {
+  std::lock_guard g(mutex_);
+  for (Process* p = head_; p != nullptr; p = p->table_next_) visit(*p);
+}
+
+std::vector<ProcessReport> ProcessTable::finished_reports(double ticks_per_s) const {
+  std::vector<ProcessReport> out;
+  {
+    std::lock_guard g(mutex_);
+    out.reserve(finished_.size());
+    for (const auto& f : finished_) {
+      out.push_back(ProcessReport{f.id, f.name, static_cast<double>(f.cpu_ticks) / ticks_per_s, f.switches,
+                                  f.last_worker, f.home_worker});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const ProcessReport& a, const ProcessReport& b) { return a.id < b.id; });
+  return out;
+}
+
+}  // namespace kpn

@@ -1,0 +1,55 @@
+#pragma once
+// Termination and deadlock detection by counting, without polling and without false positives:
+//   live   = processes that have not finished;
+//   active = processes READY or RUNNING.
+// active is raised before a process can become runnable (spawn, unblock: both done by a running process,
+// which itself counts as active, or by the runtime before the workers start) and lowered only after a
+// process has left the CPU (parked or exited). So active reaches 0 exactly when nothing runs and nothing
+// is queued, and then nothing can change any more (only a running process wakes or spawns others; the
+// deadlock monitor, which may also wake a writer, serialises with the listener, deadlock_monitor.hpp).
+// The worker whose decrement reaches 0 calls the listener: live == 0 means the network finished;
+// otherwise every remaining process is blocked.
+
+#include <atomic>
+#include <cstdint>
+
+namespace kpn {
+
+class QuiescenceListener {
+ public:
+  // Nothing runs and nothing is queued. Called on the worker whose decrement reached 0.
+  virtual void on_quiescent() = 0;
+
+ protected:
+  ~QuiescenceListener() = default;
+};
+
+class Quiescence {
+ public:
+  void set_listener(QuiescenceListener* l) noexcept { listener_ = l; }
+
+  void spawned() noexcept {
+    live_.fetch_add(1, std::memory_order_relaxed);
+    active_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void unblocked() noexcept { active_.fetch_add(1, std::memory_order_relaxed); }
+  void parked() { deactivate(); }
+  void exited() {
+    live_.fetch_sub(1, std::memory_order_acq_rel);
+    deactivate();
+  }
+
+  std::int64_t live() const noexcept { return live_.load(std::memory_order_acquire); }
+  std::int64_t active() const noexcept { return active_.load(std::memory_order_acquire); }
+
+ private:
+  void deactivate() {
+    if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1 && listener_ != nullptr) listener_->on_quiescent();
+  }
+
+  QuiescenceListener* listener_ = nullptr;  // set before the workers start
+  alignas(64) std::atomic<std::int64_t> live_{0};
+  alignas(64) std::atomic<std::int64_t> active_{0};
+};
+
+}  // namespace kpn

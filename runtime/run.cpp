@@ -1,0 +1,147 @@
+#include "runtime/run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+
+#include "runtime/current.hpp"
+#include "runtime/cycle_clock.hpp"
+#include "runtime/fault_handler.hpp"
+#include "runtime/process.hpp"
+#include "runtime/report_builder.hpp"
+#include "runtime/worker_thread.hpp"
+
+namespace kpn {
+
+Run::Run(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity,
+         unsigned scan_ms)
+    : shared_(scheduler, static_cast<unsigned>(pus.size())), monitor_(shared_, max_capacity, scan_ms), topology_(topology) {
+  shared_.quiescence.set_listener(&monitor_);
+  threads_.reserve(pus.size());
+  for (std::size_t i = 0; i < pus.size(); ++i) {
+    threads_.push_back(std::make_unique<WorkerThread>(shared_, static_cast<int>(i), pus[i]));
+    workers_.push_back(&threads_.back()->worker());
+  }
+}
+
+Run::~Run() = default;
+
+RunReport Run::execute(NetworkSpec& network) {
+  std::vector<ProcessSpec> specs = network.take_processes();
+  for (const auto& c : network.channels()) shared_.channels.add(c);
+
+  Scheduler& scheduler = shared_.scheduler;
+  scheduler.start(*this);
+  scheduler.on_network(initial_graph(specs));
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  const std::uint64_t tick_start = cycle_clock::now();
+  try {
+    for (auto& spec : specs) shared_.spawn(std::move(spec.name), std::move(spec.body), spec.options, nullptr);
+  } catch (...) {
+    // Out of memory or stacks while creating the network: unwind what exists, then report.
+    shared_.stop.request_stop();
+    unwind_remaining();
+    throw;
+  }
+  specs.clear();
+
+  if (shared_.quiescence.live() == 0) {
+    shared_.stop.request_stop();
+  } else {
+    run_workers();
+  }
+
+  const std::uint64_t ticks = cycle_clock::now() - tick_start;
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  unwind_remaining();
+  RunReport report = build_report(shared_, workers_, wall_s, ticks, monitor_.resolved());
+  if (std::unique_ptr<RunError> failure = shared_.stop.take_failure()) {
+    failure->set_report(std::make_shared<const RunReport>(report));
+    // Rethrow with the dynamic type preserved.
+    if (auto* f = dynamic_cast<ProcessFailed*>(failure.get())) throw ProcessFailed(*f);
+    if (auto* d = dynamic_cast<DeadlockError*>(failure.get())) throw DeadlockError(*d);
+    if (auto* i = dynamic_cast<Interrupted*>(failure.get())) throw Interrupted(*i);
+    throw RunError(*failure);
+  }
+  return report;
+}
+
+void Run::run_workers() {
+  monitor_.start_scanning();
+  std::vector<std::thread> threads;
+  threads.reserve(threads_.size());
+  for (auto& t : threads_) threads.emplace_back([t = t.get(), this] { t->thread_main(topology_); });
+  for (auto& t : threads) t.join();
+  monitor_.stop_scanning();
+}
+
+ProcessGraph Run::initial_graph(const std::vector<ProcessSpec>& specs) {
+  ProcessGraph g;
+  g.vertices.reserve(specs.size());
+  for (const auto& spec : specs) {
+    g.vertices.push_back({spec.name, 0, 0, spec.options.home_worker, spec.options.home_worker >= 0});
+  }
+  add_channel_edges(g);
+  return g;
+}
+
+ProcessGraph Run::live_graph() {
+  ProcessGraph g;
+  Scheduler& scheduler = shared_.scheduler;
+  shared_.table.for_each([&](Process& p) {
+    g.vertices.push_back({p.name(), p.id(), p.cpu_ticks(), scheduler.home_of(p), p.options().home_worker >= 0});
+  });
+  // Newest first in the table; creation order is steadier for partitioners.
+  std::reverse(g.vertices.begin(), g.vertices.end());
+  add_channel_edges(g);
+  return g;
+}
+
+void Run::for_each_live_process(const std::function<void(Process&)>& visit) { shared_.table.for_each(visit); }
+
+void Run::add_channel_edges(ProcessGraph& g) {
+  // By id where an endpoint has been used; by name (when unique) where only the declaration names it.
+  std::unordered_map<ProcessId, std::size_t> by_id;
+  std::unordered_map<std::string_view, std::size_t> by_name;
+  by_id.reserve(g.vertices.size());
+  by_name.reserve(g.vertices.size());
+  for (std::size_t i = 0; i < g.vertices.size(); ++i) {
+    if (g.vertices[i].id != 0) by_id.emplace(g.vertices[i].id, i);
+    if (!by_name.emplace(g.vertices[i].name, i).second) by_name[g.vertices[i].name] = g.vertices.size();
+  }
+  auto find = [&](ProcessId id, const std::string& name) -> std::size_t {
+    if (id != 0) {
+      auto it = by_id.find(id);
+      if (it != by_id.end()) return it->second;
+    }
+    auto it = by_name.find(name);
+    return it == by_name.end() ? g.vertices.size() : it->second;
+  };
+  for (const auto& c : shared_.channels.list()) {
+    const ChannelSnapshot s = c->snapshot();
+    const std::size_t from = find(s.writer, s.writer_name);
+    const std::size_t to = find(s.reader, s.reader_name);
+    if (from >= g.vertices.size() || to >= g.vertices.size() || from == to) continue;
+    g.edges.push_back({from, to, s.messages});
+  }
+}
+
+void Run::unwind_remaining() {
+  const AltSignalStack signal_stack;
+  const StackPool::ThreadBinding stacks(shared_.stacks, -1);
+  WorkerThread teardown(shared_, -1, -1);
+  detail::set_current_worker(&teardown.worker(), -1, &shared_);
+  while (Process* p = shared_.table.any()) {
+    // Owned by nobody now: every worker has left, so a queued or blocked process is the runtime's again.
+    p->cancel_ = true;
+    p->state_.store(ProcessState::Ready, std::memory_order_relaxed);
+    teardown.run_process(*p);
+  }
+  detail::set_current_worker(nullptr, -1, nullptr);
+}
+
+}  // namespace kpn

@@ -1,0 +1,46 @@
+#pragma once
+// What every process and worker of one run shares (Tokio's `Shared`): the policy, the stop state, the
+// stacks, the process table, the channels and the quiescence counts. Each part guards itself (see its
+// header); this struct only puts them side by side and adds the two operations that touch several:
+// creating a process and retiring one. The run (run.hpp) owns it and the worker threads.
+
+#include <atomic>
+#include <string>
+
+#include "runtime/channel_registry.hpp"
+#include "runtime/process_id.hpp"
+#include "runtime/process_options.hpp"
+#include "runtime/process_table.hpp"
+#include "runtime/quiescence.hpp"
+#include "runtime/stack_pool.hpp"
+#include "runtime/stop_state.hpp"
+#include "runtime/unique_function.hpp"
+
+namespace kpn {
+
+class Process;
+class Scheduler;
+class Worker;
+
+struct RunShared {
+  RunShared(Scheduler& policy, unsigned workers) : scheduler(policy), stacks(workers) {}
+  RunShared(const RunShared&) = delete;
+  RunShared& operator=(const RunShared&) = delete;
+
+  // Creates a process and hands it to the policy. `spawner` is the worker of the spawning process, or
+  // nullptr for the initial network. Returns the new id (the process itself may have finished and be gone
+  // by the time this returns).
+  ProcessId spawn(std::string name, UniqueFunction<void()> body, ProcessOptions options, Worker* spawner);
+  // The worker retires `p` (DONE and off its stack): records its report, frees it, and counts it out.
+  void retire(Process& p);
+
+  Scheduler& scheduler;
+  StopState stop;
+  StackPool stacks;
+  ProcessTable table;
+  ChannelRegistry channels;
+  Quiescence quiescence;
+  std::atomic<ProcessId> next_id{1};
+};
+
+}  // namespace kpn

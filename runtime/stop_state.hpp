@@ -1,0 +1,42 @@
+#pragma once
+// Whether a run is stopping, and why: the one flag every blocking point and every worker loop reads, and
+// the first failure, which decides what Runtime::run throws.
+//
+// The flag only ever goes from false to true. A store with release and loads with acquire are enough:
+// whoever sees `stopping` also sees the failure recorded before it (fail() records, then sets the flag).
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "runtime/errors.hpp"
+
+namespace kpn {
+
+class StopState {
+ public:
+  bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
+  void request_stop() noexcept { stopping_.store(true, std::memory_order_release); }
+  // Stops the run from outside; async-signal-safe (no lock, no allocation).
+  void interrupt() noexcept {
+    interrupted_.store(true, std::memory_order_relaxed);
+    request_stop();
+  }
+  bool interrupted() const noexcept { return interrupted_.load(std::memory_order_relaxed); }
+
+  // Records `error` if it is the first failure of the run, then stops the run.
+  void fail(std::unique_ptr<RunError> error);
+  // `process` threw `error`: the run fails with ProcessFailed naming it.
+  void process_failed(const std::string& process, std::exception_ptr error);
+  // After every worker has stopped: the failure to throw (an interrupt counts when nothing failed first),
+  // or nullptr if the run succeeded.
+  std::unique_ptr<RunError> take_failure();
+
+ private:
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> interrupted_{false};
+  std::mutex mutex_;                   // guards failure_
+  std::unique_ptr<RunError> failure_;  // the first failure wins
+};
+
+}  // namespace kpn
