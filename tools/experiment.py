@@ -767,7 +767,9 @@ def draw_lines(ax, rows, figure, panel, n_cpus):
         ranges = [error_range(r, metric) for r in shown]
         error = None
         if all(ranges):
-            error = [[y - lo for y, (lo, _) in zip(ys, ranges)], [hi - y for y, (_, hi) in zip(ys, ranges)]]
+            # max(0, ...): a speedup's range, computed back from the CSV, may miss it by a rounding error.
+            error = [[max(0.0, y - lo) for y, (lo, _) in zip(ys, ranges)],
+                     [max(0.0, hi - y) for y, (_, hi) in zip(ys, ranges)]]
         ax.errorbar(xs, ys, yerr=error, capsize=2, elinewidth=0.8, label=series_label(keys, values),
                     **styles[values])
         flagged = [(r[x], r[metric]) for r in shown if r.get("flags")]
@@ -806,8 +808,8 @@ def draw_bars(ax, rows, figure, panel, n_cpus):
         error = None
         if metric in ("wall_median_s", "speedup"):
             ranges = [error_range(by_category[c], metric) if c in by_category else None for c in categories]
-            error = [[h - r[0] if r else 0 for h, r in zip(heights, ranges)],
-                     [r[1] - h if r else 0 for h, r in zip(heights, ranges)]]
+            error = [[max(0.0, h - r[0]) if r else 0 for h, r in zip(heights, ranges)],
+                     [max(0.0, r[1] - h) if r else 0 for h, r in zip(heights, ranges)]]
         positions = [j + (i - (len(groups) - 1) / 2) * width for j in range(len(categories))]
         ax.bar(positions, heights, width, yerr=error, capsize=2, color=f"C{i % 10}",
                label=series_label(keys, values))

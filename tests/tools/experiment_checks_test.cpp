@@ -26,12 +26,13 @@ namespace {
 
 constexpr const char* kPython = "/usr/bin/python3";
 
-// Four networks as the grid's points (the fake ignores the network file and reads --set): on 1 CPU every run
+// Five networks as the grid's points (the fake ignores the network file and reads --set): on 1 CPU every run
 // takes wall_1 seconds, on 2 CPUs wall_n, each times 1 + jitter * k for the k-th run of its configuration.
 // With --repeat 3:
 //   impossible: 1 s against 0.1 s, speedup 10 > 2 * 1.02;
 //   noisy:      1, 1.5, 2 s and 0.6, 0.9, 1.2 s: spread 100 % on both CPU counts, speedup 1.5 / 0.9 = 1.67;
-//   ceiling:    speedup 1 / 0.4926 = 2.030, within the 2 % tolerance;
+//   ceiling:    speedup 1 / 0.4926 = 2.030, within the 2 % tolerance (2.04 on 2 CPUs);
+//   over:       speedup 1 / 0.4878 = 2.050, beyond it;
 //   sane:       speedup 1.01 / 0.5555 = 1.82, spread 2 %.
 std::string sweep_text(const std::string& name, const std::string& figure) {
   return "name: " + name + "\n" +
@@ -40,6 +41,7 @@ std::string sweep_text(const std::string& name, const std::string& figure) {
          "  - { name: impossible, file: configs/pipeline.yaml, set: { wall_1: 1.0, wall_n: 0.1, jitter: 0 } }\n"
          "  - { name: noisy, file: configs/pipeline.yaml, set: { wall_1: 1.0, wall_n: 0.6, jitter: 0.5 } }\n"
          "  - { name: ceiling, file: configs/pipeline.yaml, set: { wall_1: 1.0, wall_n: 0.4926, jitter: 0 } }\n"
+         "  - { name: over, file: configs/pipeline.yaml, set: { wall_1: 1.0, wall_n: 0.4878, jitter: 0 } }\n"
          "  - { name: sane, file: configs/pipeline.yaml, set: { wall_1: 1.0, wall_n: 0.55, jitter: 0.01 } }\n"
          "schedulers: [ws-last]\n"
          "cpus: [1, N]\n"
@@ -126,23 +128,26 @@ TEST_CASE("The experiment driver flags an impossible speedup, a wide spread and 
                           "wall 1 to 2 s (spread 100%)"));
   CHECK(contains(run.err, "experiment: WARNING: fake: network=noisy ws-last on 2 CPUs [spread>25%], speedup 1.67"));
   CHECK(contains(run.err, "experiment: WARNING: fake: the machine is not idle: load average 100.00 50.00 20.00"));
-  CHECK(contains(run.err, "experiment: WARNING: fake: 3 of 8 rows flagged"));
-  CHECK_FALSE(contains(run.err, "network=ceiling"));
-  CHECK_FALSE(contains(run.err, "network=sane"));
-  CHECK_FALSE(contains(run.err, "network=impossible ws-last on 1 CPU"));
+  CHECK(contains(run.err, "experiment: WARNING: fake: network=over ws-last on 2 CPUs [speedup>cpus], speedup 2.05"));
+  CHECK(contains(run.err, "experiment: WARNING: fake: 4 of 10 rows flagged"));
+  CHECK_FALSE(contains(run.err, "WARNING: fake: network=ceiling"));  // (the progress lines name every point)
+  CHECK_FALSE(contains(run.err, "WARNING: fake: network=sane"));
+  CHECK_FALSE(contains(run.err, "WARNING: fake: network=impossible ws-last on 1 CPU"));
 
   const auto dir = out_dir / "fake";
   std::string header;
   const auto flags = flags_by_row(dir / "results.csv", header);
   CHECK(header.size() >= 6);
   CHECK(header.compare(header.size() - 6, 6, ",flags") == 0);
-  REQUIRE(flags.size() == 8);
+  REQUIRE(flags.size() == 10);
   CHECK(flags.at("impossible 1").empty());
   CHECK(flags.at("impossible 2") == "speedup>cpus");
   CHECK(flags.at("noisy 1") == "spread>25%");
   CHECK(flags.at("noisy 2") == "spread>25%");
   CHECK(flags.at("ceiling 1").empty());
   CHECK(flags.at("ceiling 2").empty());  // 2.03 on 2 CPUs: inside the tolerance
+  CHECK(flags.at("over 1").empty());
+  CHECK(flags.at("over 2") == "speedup>cpus");  // 2.05: beyond it
   CHECK(flags.at("sane 1").empty());
   CHECK(flags.at("sane 2").empty());
 
@@ -156,7 +161,7 @@ TEST_CASE("The experiment driver flags an impossible speedup, a wide spread and 
   CHECK(contains(meta, "\"cpu_model\": "));
   CHECK(contains(meta, "\"cpus_online\": "));
   CHECK(contains(meta, "\"kpn_commit\": "));
-  CHECK(contains(meta, "\"flagged_rows\": 3"));
+  CHECK(contains(meta, "\"flagged_rows\": 4"));
   CHECK(contains(meta, "\"status\": \"complete\""));
 
   // The figure as PNG and SVG; the SVG has the error bars (matplotlib draws them as a LineCollection).
@@ -182,13 +187,13 @@ TEST_CASE("The experiment driver's thresholds are options, and an idle machine g
   INFO("stdout:\n" << run.out << "\nstderr:\n" << run.err);
   REQUIRE(run.status == 0);
   CHECK(contains(run.err, "network=impossible ws-last on 2 CPUs [speedup>cpus]"));
-  CHECK_FALSE(contains(run.err, "network=noisy"));
+  CHECK_FALSE(contains(run.err, "WARNING: fake-lines: network=noisy"));
   CHECK_FALSE(contains(run.err, "not idle"));
-  CHECK(contains(run.err, "experiment: WARNING: fake-lines: 1 of 8 rows flagged"));
+  CHECK(contains(run.err, "experiment: WARNING: fake-lines: 2 of 10 rows flagged"));
 
   std::string header;
   const auto flags = flags_by_row(out_dir / "fake-lines" / "results.csv", header);
-  REQUIRE(flags.size() == 8);
+  REQUIRE(flags.size() == 10);
   CHECK(flags.at("impossible 2") == "speedup>cpus");
   CHECK(flags.at("noisy 1").empty());
   CHECK(flags.at("noisy 2").empty());
