@@ -5,7 +5,8 @@ A sweep file (YAML; see docs/experiments.md and configs/experiments/) names a ne
 CPU counts and a grid of parameter values. For every point of the grid, every scheduler and every CPU count,
 this driver runs `kpn-run` as a separate process `--repeat` times, keeps the median run by wall time (with
 that run's own steal rate and counters, as seed 000 does), and writes results.csv, runs.jsonl, meta.json
-and a PNG figure to OUT/<sweep name>/.
+and a figure (PNG and SVG) to OUT/<sweep name>/. It warns on stderr, and flags the row in results.csv, where
+a number cannot be right: a speedup above the CPU count, runs that spread too far, a busy machine.
 
     /usr/bin/python3 tools/experiment.py configs/experiments/2-workers.yaml [--quick] [--dry-run]
     /usr/bin/python3 tools/experiment.py --plot-only results/experiments/2-workers
@@ -21,6 +22,7 @@ import math
 import operator
 import os
 import platform
+import re
 import shlex
 import subprocess
 import sys
@@ -39,7 +41,18 @@ PARALLEL_EFFICIENCY = 0.75
 REQUIRED_STATS = ("wall_s", "steal_attempts_per_s", "messages", "context_switches")
 OPTIONAL_STATS = ("cross_worker_messages", "cross_worker_share", "scheduler_stats")
 RESULT_COLUMNS = ("scheduler", "cpus", "wall_median_s", "wall_min_s", "wall_max_s", "speedup",
-                  "steal_attempts_per_s", "messages", "context_switches", "cross_worker_share", "t0", "repeat")
+                  "steal_attempts_per_s", "messages", "context_switches", "cross_worker_share", "t0", "repeat",
+                  "flags")
+# The sanity checks (docs/experiments.md, "Warnings"). A speedup on c CPUs above c * (1 + this) cannot come
+# from kpn: the 1-CPU baseline was slowed down (a loaded machine) or the parallel run did less work. The
+# tolerance absorbs the run-to-run noise of a speedup measured right at the ceiling (1.99 to 2.03 on 2 CPUs).
+SPEEDUP_TOLERANCE = 0.02
+# Defaults of --max-spread (a configuration's max/min wall time, minus 1) and --max-load (load per CPU
+# before a sweep).
+DEFAULT_MAX_SPREAD = 0.25
+DEFAULT_MAX_LOAD = 0.5
+# Where the load averages come from; KPN_EXPERIMENT_LOADAVG names another file of the same format (tests).
+LOADAVG_PATH = os.environ.get("KPN_EXPERIMENT_LOADAVG", "/proc/loadavg")
 METRIC_LABELS = {
     "speedup": "speedup over 1 CPU",
     "steal_attempts_per_s": "steal attempts per second",
@@ -318,11 +331,13 @@ def print_plan(plans):
 # ---------------------------------------------------------------------------------------------------------
 # Running.
 
-def find_kpn_run(bin_dir):
-    """The runner in `bin_dir`; a SweepError if it is not built."""
-    path = Path(bin_dir) / "kpn-run"
-    if not os.access(path, os.X_OK):
-        raise SweepError(f"{path} not found or not executable: build kpn first, or pass --bin DIR")
+def find_kpn_run(bin_dir, runner=None):
+    """The runner: `runner` (--runner PATH) if given, else kpn-run in `bin_dir`; a SweepError if it is not
+    an executable file."""
+    path = Path(runner) if runner else Path(bin_dir) / "kpn-run"
+    if not path.is_file() or not os.access(path, os.X_OK):
+        hint = "" if runner else ": build kpn first, or pass --bin DIR"
+        raise SweepError(f"{path} not found or not executable{hint}")
     return path
 
 
@@ -385,22 +400,66 @@ def median_run(runs):
     return ordered[(len(ordered) - 1) // 2], ordered[0]["wall_s"], ordered[-1]["wall_s"]
 
 
-def point_rows(plan, point, runs, t0):
+def point_rows(plan, point, runs, t0, max_spread=DEFAULT_MAX_SPREAD):
     """The CSV rows of one point: one per (scheduler, cpus), with the speedup over the same scheduler on
-    one CPU (empty when the sweep has no 1-CPU runs)."""
+    one CPU (empty when the sweep has no 1-CPU runs) and the row's flags (row_flags)."""
     rows = []
     for scheduler in plan.sweep.schedulers:
         baseline = median_run(runs[(scheduler, 1)])[0]["wall_s"] if 1 in plan.cpus else None
         for cpus in plan.cpus:
             median, wall_min, wall_max = median_run(runs[(scheduler, cpus)])
-            rows.append({**point.columns, "scheduler": scheduler, "cpus": cpus,
-                         "wall_median_s": median["wall_s"], "wall_min_s": wall_min, "wall_max_s": wall_max,
-                         "speedup": baseline / median["wall_s"] if baseline else None,
-                         "steal_attempts_per_s": median["steal_attempts_per_s"],
-                         "messages": median["messages"], "context_switches": median["context_switches"],
-                         "cross_worker_share": median.get("cross_worker_share"), "t0": t0,
-                         "repeat": plan.repeat})
+            row = {**point.columns, "scheduler": scheduler, "cpus": cpus,
+                   "wall_median_s": median["wall_s"], "wall_min_s": wall_min, "wall_max_s": wall_max,
+                   "speedup": baseline / median["wall_s"] if baseline else None,
+                   "steal_attempts_per_s": median["steal_attempts_per_s"],
+                   "messages": median["messages"], "context_switches": median["context_switches"],
+                   "cross_worker_share": median.get("cross_worker_share"), "t0": t0,
+                   "repeat": plan.repeat}
+            row["flags"] = ";".join(row_flags(row, max_spread)) or None
+            rows.append(row)
     return rows
+
+
+def format_percent(fraction):
+    """0.25 as `25%`, 0.125 as `12.5%`."""
+    return f"{fraction * 100:.3g}%"
+
+
+def row_flags(row, max_spread):
+    """What is wrong with a CSV row, as short tags for its `flags` column:
+    `speedup>cpus` when its speedup exceeds its CPU count by more than SPEEDUP_TOLERANCE (impossible for
+    kpn: the measurement is wrong), `spread>X%` when its slowest run took more than 1 + max_spread times
+    its fastest (X = max_spread), and `wall<=0` for a run that reports no time at all."""
+    flags = []
+    if row["wall_min_s"] <= 0:
+        return ["wall<=0"]
+    if row["speedup"] is not None and row["speedup"] > row["cpus"] * (1 + SPEEDUP_TOLERANCE):
+        flags.append("speedup>cpus")
+    if row["wall_max_s"] / row["wall_min_s"] - 1 > max_spread:
+        flags.append(f"spread>{format_percent(max_spread)}")
+    return flags
+
+
+def flag_message(sweep_name, row, columns):
+    """The warning printed for a flagged row: the sweep, the point, the configuration and the numbers."""
+    point = " ".join(f"{c}={format_value(row[c])}" for c in columns)
+    speedup = "" if row["speedup"] is None else f", speedup {row['speedup']:.2f}"
+    spread = (f", wall {row['wall_min_s']:.4g} to {row['wall_max_s']:.4g} s"
+              f" (spread {format_percent(row['wall_max_s'] / row['wall_min_s'] - 1)})"
+              if row["wall_min_s"] > 0 else "")
+    reasons = []
+    for flag in row["flags"].split(";"):
+        if flag == "speedup>cpus":
+            reasons.append(f"speedup {row['speedup']:.2f} on {row['cpus']} CPUs is impossible (more than "
+                           f"{row['cpus']} x {1 + SPEEDUP_TOLERANCE:g}): the 1-CPU runs were slowed down or "
+                           f"the machine is loaded")
+        elif flag.startswith("spread>"):
+            reasons.append(f"max/min wall time spread above {flag[len('spread>'):]}: the runs disagree")
+        else:
+            reasons.append(flag)
+    return (f"experiment: WARNING: {sweep_name}: {point} {row['scheduler']} on {row['cpus']} "
+            f"CPU{'' if row['cpus'] == 1 else 's'} "
+            f"[{row['flags']}]{speedup}{spread}: {'; '.join(reasons)}")
 
 
 def write_csv(path, columns, rows):
@@ -418,21 +477,101 @@ def read_csv(path):
         return [{k: parse_number(v) for k, v in row.items()} for row in csv.DictReader(f)]
 
 
-def machine_info():
-    """The machine and the code the results come from: CPU model, kernel, date, kpn commit."""
-    model = ""
+def cpu_model():
+    """The CPU model: /proc/cpuinfo's first `model name`, else lscpu's `Model name:` (ARM), else ''."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name") and ":" in line:
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
     try:
         for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
             if line.startswith("Model name:"):
-                model = line.split(":", 1)[1].strip()
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+def load_average():
+    """The 1, 5 and 15-minute load averages ({"1m", "5m", "15m"}) from /proc/loadavg (or the file that
+    KPN_EXPERIMENT_LOADAVG names), or None where it cannot be read."""
+    try:
+        fields = Path(LOADAVG_PATH).read_text().split()
+        return {"1m": float(fields[0]), "5m": float(fields[1]), "15m": float(fields[2])}
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def project_version():
+    """The version in CMakeLists.txt's `project(kpn VERSION x.y.z ...)`, or None."""
+    try:
+        match = re.search(r"project\(\s*kpn\b[^)]*?\bVERSION\s+([0-9][0-9A-Za-z.+-]*)",
+                          (REPO / "CMakeLists.txt").read_text())
+    except OSError:
+        return None
+    return match.group(1) if match else None
+
+
+def kpn_info(kpn_run):
+    """What kpn the runs use: its version (`kpn-run --version` when the runner has it, else CMakeLists.txt's
+    project version, and which of the two), the build type (CMAKE_BUILD_TYPE of the CMakeCache.txt beside
+    the runner's bin/ directory, None without one) and the commit of this checkout."""
+    info = {"kpn_version": None, "kpn_version_source": None, "kpn_version_output": None, "build_type": None}
+    try:
+        proc = subprocess.run([str(kpn_run), "--version"], capture_output=True, text=True, timeout=30)
+        match = re.search(r"\b(\d+\.\d+\.\d+[0-9A-Za-z.+-]*)", proc.stdout)
+        if proc.returncode == 0 and match:
+            info.update(kpn_version=match.group(1), kpn_version_source="kpn-run --version",
+                        kpn_version_output=proc.stdout.strip())
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    if info["kpn_version"] is None:
+        info.update(kpn_version=project_version(), kpn_version_source="CMakeLists.txt")
+    cache = Path(kpn_run).resolve().parent.parent / "CMakeCache.txt"
+    try:
+        match = re.search(r"^CMAKE_BUILD_TYPE:[A-Z]*=(.*)$", cache.read_text(), re.MULTILINE)
+        if match:
+            info["build_type"] = match.group(1).strip()
     except OSError:
         pass
     git = ["git", "-C", str(REPO)]
-    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run([*git, "diff", "--quiet", "HEAD", "--"], capture_output=True).returncode != 0
-    return {"cpu_model": model, "kernel": platform.release(), "hostname": platform.node(),
-            "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "kpn_commit": commit, "kpn_tree_modified": dirty}
+    info["kpn_commit"] = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    info["kpn_tree_modified"] = subprocess.run([*git, "diff", "--quiet", "HEAD", "--"],
+                                               capture_output=True).returncode != 0
+    return info
+
+
+def machine_info(kpn_run):
+    """The machine and the code the results come from: CPU model, CPU counts, kernel, host, date, and
+    kpn's version, build type and commit (kpn_info)."""
+    return {"cpu_model": cpu_model(), "cpus_online": os.cpu_count(),
+            "cpus_usable": len(os.sched_getaffinity(0)), "kernel": platform.release(),
+            "hostname": platform.node(),
+            "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"), **kpn_info(kpn_run)}
+
+
+def warn(message):
+    """A warning on stderr, flushed at once so that it shows between the progress lines."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def check_idle(sweep_name, load, max_load, first):
+    """Warns when the 1-minute load average before a sweep exceeds `max_load` per online CPU: other programs
+    then run beside the sweep and its times mean little. Returns the warning, or None. Before a sweep that
+    follows another in the same command, the average still counts that sweep's own runs (it decays over
+    minutes), so only the first sweep is checked."""
+    if load is None or not first:
+        return None
+    cpus = os.cpu_count() or 1
+    if load["1m"] <= max_load * cpus:
+        return None
+    message = (f"experiment: WARNING: {sweep_name}: the machine is not idle: load average {load['1m']:.2f} "
+               f"{load['5m']:.2f} {load['15m']:.2f} on {cpus} CPUs ({load['1m'] / cpus:.2f} per CPU, more "
+               f"than --max-load {max_load:g}); its timings include other programs' work")
+    warn(message)
+    return message
 
 
 class Progress:
@@ -466,22 +605,38 @@ def run_sweep(plan, args, kpn_run, progress):
     print(f"{sweep.name} (preset {sweep.preset}, {plan.n_cpus} CPUs, repeat {plan.repeat}): "
           f"T0 = {t0:.6g} iterations per CPU second{' (given)' if args.t0 else ''}", flush=True)
     started = time.monotonic()
+    load_before = load_average()
+    warnings = [w for w in [check_idle(sweep.name, load_before, args.max_load, progress.points_done == 0)] if w]
     meta = {"sweep": sweep.name, "sweep_file": str(sweep.path.resolve()), "title": sweep.title,
             "preset": sweep.preset, "t0": t0, "cpus": plan.n_cpus, "cpu_counts": plan.cpus,
             "schedulers": sweep.schedulers, "repeat": plan.repeat, "points": len(plan.points),
-            "kpn_run": str(kpn_run), "figure": sweep.figure, "machine": machine_info(), "status": "running"}
+            "kpn_run": str(kpn_run), "figure": sweep.figure, "machine": machine_info(kpn_run),
+            "load_average_before": load_before, "load_average_after": None,
+            "checks": {"speedup_tolerance": SPEEDUP_TOLERANCE, "max_spread": args.max_spread,
+                       "max_load_per_cpu": args.max_load},
+            "flagged_rows": 0, "warnings": warnings, "status": "running"}
     write_json(out_dir / "meta.json", meta)
     columns = [*sweep.columns, *RESULT_COLUMNS]
     rows = []
     with tempfile.TemporaryDirectory(prefix="kpn-experiment-") as tmp, open(out_dir / "runs.jsonl", "w") as log:
         for point in plan.points:
             runs = run_point(plan, point, kpn_run, t0, Path(tmp) / "stats.json", log)
-            rows += point_rows(plan, point, runs, t0)
+            new_rows = point_rows(plan, point, runs, t0, args.max_spread)
+            rows += new_rows
             write_csv(out_dir / "results.csv", columns, rows)  # after every point: a stopped sweep keeps its rows
+            for row in new_rows:
+                if row["flags"]:
+                    warnings.append(flag_message(sweep.name, row, sweep.columns))
+                    warn(warnings[-1])
+            meta.update(flagged_rows=sum(1 for r in rows if r["flags"]), warnings=warnings)
             progress.point_done(plan, point)
+    meta.update(load_average_after=load_average())
     draw_figure(out_dir / "results.csv", sweep.figure, plan.n_cpus, sweep.title, out_dir / f"{sweep.name}.png")
     meta.update(status="complete", duration_s=round(time.monotonic() - started, 1))
     write_json(out_dir / "meta.json", meta)
+    if meta["flagged_rows"]:
+        warn(f"experiment: WARNING: {sweep.name}: {meta['flagged_rows']} of {len(rows)} rows flagged "
+             f"(the `flags` column of {out_dir / 'results.csv'}); do not trust them without a rerun")
     return rows
 
 
@@ -494,10 +649,12 @@ def print_summary(plan, rows):
     """The sweep's table on stdout: for every row on more than one CPU (or every row if there are none),
     the point's columns, scheduler, CPUs, speedup and steal rate."""
     shown = [r for r in rows if r["cpus"] != 1] or rows
-    header = [*plan.sweep.columns, "scheduler", "cpus", "speedup", "steals/s"]
+    flags = any(r.get("flags") for r in shown)
+    header = [*plan.sweep.columns, "scheduler", "cpus", "speedup", "steals/s", *(["flags"] if flags else [])]
     table = [[format_value(r[c]) for c in plan.sweep.columns]
              + [r["scheduler"], str(r["cpus"]), "" if r["speedup"] is None else f"{r['speedup']:.2f}",
-                f"{r['steal_attempts_per_s']:.3g}"] for r in shown]
+                f"{r['steal_attempts_per_s']:.3g}", *([r.get("flags") or ""] if flags else [])]
+             for r in shown]
     widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(header)]
     print(f"\n{plan.sweep.name}: {plan.sweep.title}")
     for line in [header, *table]:
@@ -518,9 +675,25 @@ def panel_spec(entry):
             "label": entry.get("label") or METRIC_LABELS.get(entry["metric"], entry["metric"])}
 
 
+def error_range(row, metric):
+    """The (low, high) range a min-max error bar shows for `metric` in `row`, or None: the minimum and
+    maximum wall time for `wall_median_s`; for `speedup`, the 1-CPU median over this row's maximum and
+    minimum wall time (the spread of this configuration's runs; the 1-CPU runs' own spread is not in it)."""
+    value, low, high = row.get(metric), row.get("wall_min_s"), row.get("wall_max_s")
+    if value is None or low is None or high is None or low <= 0:
+        return None
+    if metric == "wall_median_s":
+        return low, high
+    if metric == "speedup":
+        baseline = value * row["wall_median_s"]  # the 1-CPU median wall time
+        return baseline / high, baseline / low
+    return None
+
+
 def draw_figure(csv_path, figure, n_cpus, title, png_path):
     """Draws results.csv as the sweep's figure: one panel per y metric, over the rows on `figure.cpus`
-    CPUs (default N), as lines (`kind: lines`) or grouped bars (`kind: bars`)."""
+    CPUs (default N), as lines (`kind: lines`) or grouped bars (`kind: bars`), with min-max error bars on
+    running times and speedups and flagged rows ringed in red; writes it as PNG and, beside it, as SVG."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -534,13 +707,19 @@ def draw_figure(csv_path, figure, n_cpus, title, png_path):
     for ax, panel in zip(axes[0], panels):
         (draw_lines if kind == "lines" else draw_bars)(ax, rows, figure, panel, n_cpus)
         ax.set_ylabel(panel["label"])
+        if panel["metric"] == "speedup" and cpus > 1:  # the ceiling: a speedup above it is a wrong measurement
+            ax.axhline(cpus, color="grey", linewidth=0.8, linestyle="--")
         if panel["log"]:
             ax.set_yscale("log", base=panel["log"])
         ax.grid(True, alpha=0.3)
+    if any(r.get("flags") for r in rows):
+        axes[0][0].plot([], [], linestyle="none", marker="o", markersize=9, markerfacecolor="none",
+                        markeredgecolor="red", label="flagged (see results.csv)")
     axes[0][0].legend(fontsize="small")
     fig.suptitle(f"{title} ({cpus} CPUs)" if title else f"{cpus} CPUs")
     fig.tight_layout()
     fig.savefig(png_path, dpi=110)
+    fig.savefig(Path(png_path).with_suffix(".svg"))
     plt.close(fig)
 
 
@@ -579,10 +758,24 @@ def draw_lines(ax, rows, figure, panel, n_cpus):
     x, keys = figure["x"], list(figure.get("series", ["scheduler"]))
     groups = group_rows(rows, keys)
     styles = series_styles(keys, list(groups))
+    metric = panel["metric"]
     for values, members in groups.items():
-        points = sorted((r[x], r[panel["metric"]]) for r in members if r[panel["metric"]] is not None)
-        if points:
-            ax.plot(*zip(*points), label=series_label(keys, values), **styles[values])
+        shown = sorted((r for r in members if r[metric] is not None), key=lambda r: r[x])
+        if not shown:
+            continue
+        xs, ys = [r[x] for r in shown], [r[metric] for r in shown]
+        ranges = [error_range(r, metric) for r in shown]
+        error = None
+        if all(ranges):
+            # max(0, ...): a speedup's range, computed back from the CSV, may miss it by a rounding error.
+            error = [[max(0.0, y - lo) for y, (lo, _) in zip(ys, ranges)],
+                     [max(0.0, hi - y) for y, (_, hi) in zip(ys, ranges)]]
+        ax.errorbar(xs, ys, yerr=error, capsize=2, elinewidth=0.8, label=series_label(keys, values),
+                    **styles[values])
+        flagged = [(r[x], r[metric]) for r in shown if r.get("flags")]
+        if flagged:
+            ax.plot(*zip(*flagged), linestyle="none", marker="o", markersize=9, markerfacecolor="none",
+                    markeredgecolor="red")
     ax.set_xlabel(figure.get("xlabel", x))
     if figure.get("logx"):
         ax.set_xscale("log", base=10 if figure["logx"] is True else figure["logx"])
@@ -613,12 +806,18 @@ def draw_bars(ax, rows, figure, panel, n_cpus):
 
         heights = [cell(c, metric) for c in categories]
         error = None
-        if metric == "wall_median_s":
-            error = [[h - cell(c, "wall_min_s") for h, c in zip(heights, categories)],
-                     [cell(c, "wall_max_s") - h for h, c in zip(heights, categories)]]
+        if metric in ("wall_median_s", "speedup"):
+            ranges = [error_range(by_category[c], metric) if c in by_category else None for c in categories]
+            error = [[max(0.0, h - r[0]) if r else 0 for h, r in zip(heights, ranges)],
+                     [max(0.0, r[1] - h) if r else 0 for h, r in zip(heights, ranges)]]
         positions = [j + (i - (len(groups) - 1) / 2) * width for j in range(len(categories))]
         ax.bar(positions, heights, width, yerr=error, capsize=2, color=f"C{i % 10}",
                label=series_label(keys, values))
+        flagged = [(pos, h) for pos, h, c in zip(positions, heights, categories)
+                   if c in by_category and by_category[c].get("flags")]
+        if flagged:
+            ax.plot(*zip(*flagged), linestyle="none", marker="o", markersize=9, markerfacecolor="none",
+                    markeredgecolor="red")
     # Multi-word categories ("pipeline 0us") go on two lines so that neighbours do not overlap.
     ax.set_xticks(range(len(categories)), [format_value(c).replace(" ", "\n", 1) for c in categories])
     ax.set_xlabel(figure.get("xlabel", x))
@@ -639,7 +838,7 @@ def plot_only(directory, sweep_files):
         figure, title = sweep.figure, sweep.title
     png = directory / f"{meta['sweep']}.png"
     draw_figure(csv_path, figure, meta["cpus"], title, png)
-    print(f"wrote {png}")
+    print(f"wrote {png} and {png.with_suffix('.svg')}")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -660,12 +859,23 @@ def parse_args(argv):
     p.add_argument("--t0", type=float, help="T0 to pass to every run instead of measuring it")
     p.add_argument("--dry-run", action="store_true", help="print the points and estimated time, run nothing")
     p.add_argument("--bin", default=str(REPO / "build" / "bin"), help="where kpn-run is (default: build/bin)")
+    p.add_argument("--runner", metavar="PATH",
+                   help="run this program instead of BIN/kpn-run (it takes kpn-run's options; tests use a fake)")
+    p.add_argument("--max-spread", type=float, default=DEFAULT_MAX_SPREAD * 100, metavar="PERCENT",
+                   help="flag a configuration whose slowest run took more than 1 + PERCENT/100 times its "
+                        f"fastest (default: {DEFAULT_MAX_SPREAD * 100:g})")
+    p.add_argument("--max-load", type=float, default=DEFAULT_MAX_LOAD, metavar="PER_CPU",
+                   help="warn when the 1-minute load average before the first sweep exceeds this per CPU "
+                        f"(default: {DEFAULT_MAX_LOAD:g})")
     p.add_argument("--plot-only", metavar="DIR", help="re-draw DIR's figure from its results.csv and exit")
     args = p.parse_args(argv)
     if not args.plot_only and not args.sweeps:
         p.error("give at least one sweep file (or --plot-only DIR)")
     if args.cpus < 1 or args.repeat < 1 or (args.t0 is not None and args.t0 <= 0):
         p.error("--cpus and --repeat must be at least 1, --t0 positive")
+    if args.max_spread < 0 or args.max_load < 0:
+        p.error("--max-spread and --max-load must not be negative")
+    args.max_spread /= 100  # a fraction from here on
     return args
 
 
@@ -684,7 +894,7 @@ def main(argv=None):
         if args.dry_run:
             print_plan(plans)
             return 0
-        kpn_run = find_kpn_run(args.bin)
+        kpn_run = find_kpn_run(args.bin, args.runner)
         progress = Progress(plans)
         for plan in plans:
             print_summary(plan, run_sweep(plan, args, kpn_run, progress))

@@ -37,7 +37,7 @@ const std::vector<ExpectedSweep> kSweeps = {
 };
 const std::string kResultColumns =
     "scheduler,cpus,wall_median_s,wall_min_s,wall_max_s,speedup,steal_attempts_per_s,messages,"
-    "context_switches,cross_worker_share,t0,repeat";
+    "context_switches,cross_worker_share,t0,repeat,flags";
 
 // Why the test cannot run here, or empty.
 std::string reason_to_skip() {
@@ -131,6 +131,15 @@ TEST_CASE("The experiment driver's quick preset writes a CSV and a PNG with sane
     const std::string png = read_text(dir / (sweep.name + ".png"));
     CHECK(png.size() > 8);
     CHECK(png.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
-    CHECK(read_text(dir / "meta.json").find("\"t0\"") != std::string::npos);
+    const std::string svg = read_text(dir / (sweep.name + ".svg"));
+    CHECK(svg.find("<svg") != std::string::npos);
+    const std::string meta = read_text(dir / "meta.json");
+    CHECK(meta.find("\"t0\"") != std::string::npos);
+    // What the runs ran on: the build type from build/CMakeCache.txt, a version (kpn-run --version or
+    // CMakeLists.txt), the load before and after (Linux has /proc/loadavg).
+    CHECK(meta.find("\"build_type\": \"") != std::string::npos);
+    CHECK(meta.find("\"kpn_version\": \"") != std::string::npos);
+    CHECK(meta.find("\"load_average_before\": {") != std::string::npos);
+    CHECK(meta.find("\"load_average_after\": {") != std::string::npos);
   }
 }
