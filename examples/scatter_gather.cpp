@@ -1,4 +1,4 @@
-// The scatter-gather network of seed 000 (Figure 2), built with the C++ API: a master sends one message
+// The scatter-gather network of the Nornir paper (Figure 2), built with the C++ API: a master sends one message
 // to each of n workers per round and waits for every reply before the next round; each worker spends
 // w microseconds of CPU per message. Prints the run report; checks that every reply came back.
 //

@@ -8,8 +8,10 @@
 //   gp        graph partitioning with METIS: every process runs only on its home worker; the live graph is
 //             repartitioned with measured weights when the load drifts (graph_partition.hpp)
 //   gp-static the same, with the initial partition only
+//   local     per-worker queues without stealing; a process stays where it was placed (local.hpp)
 // Create one with kpn::make_scheduler(name) (runtime/scheduler_registry.hpp), or by name in RuntimeOptions.
 
 #include "runtime/scheduler_registry.hpp"
 #include "schedulers/graph_partition.hpp"
+#include "schedulers/local.hpp"
 #include "schedulers/work_stealing.hpp"

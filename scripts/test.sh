@@ -16,6 +16,7 @@ for arg in "$@"; do
 done
 
 bash scripts/setup.sh
+python3 scripts/check_layers.py
 bash scripts/build.sh -DKPN_WERROR=ON
 ctest --test-dir build --output-on-failure
 

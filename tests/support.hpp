@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/scheduler_registry.hpp"
+
 namespace kpn::test {
 
 struct Config {
@@ -11,14 +13,20 @@ struct Config {
   unsigned cpus;
 };
 
-// Both work-stealing policies and graph partitioning on 1, 2 and 4 workers (4 is more workers than this
-// 2-CPU machine has, on purpose: workers then share CPUs and get preempted, which shakes out races).
+// Every registered policy (the built-in ones, and the test binary's "random", tests/support/) on 1, 2
+// and 4 workers (4 is more workers than a 2-CPU machine has, on purpose: workers then share CPUs and get
+// preempted, which shakes out races). A new policy joins every matrix by registering.
 inline std::vector<Config> all_configs() {
   std::vector<Config> out;
-  for (const char* s : {"ws-cur", "ws-last", "gp"}) {
-    for (unsigned c : {1u, 2u, 4u}) out.push_back({s, c});
+  for (const auto& s : kpn::scheduler_list()) {
+    for (unsigned c : {1u, 2u, 4u}) out.push_back({s.name, c});
   }
   return out;
 }
+
+// On one worker, every built-in policy runs the initial processes in the order they were declared, and a
+// process runs until it blocks: some tests check the exact interleaving that follows. The test-only
+// "random" policy promises no order at all, so those checks skip it.
+inline bool in_declared_order(const Config& c) { return c.cpus == 1 && c.scheduler != "random"; }
 
 }  // namespace kpn::test

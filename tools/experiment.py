@@ -4,7 +4,7 @@
 A sweep file (YAML; see docs/experiments.md and configs/experiments/) names a network, the schedulers, the
 CPU counts and a grid of parameter values. For every point of the grid, every scheduler and every CPU count,
 this driver runs `kpn-run` as a separate process `--repeat` times, keeps the median run by wall time (with
-that run's own steal rate and counters, as seed 000 does), and writes results.csv, runs.jsonl, meta.json
+that run's own steal rate and counters, as the Nornir paper does), and writes results.csv, runs.jsonl, meta.json
 and a figure (PNG and SVG) to OUT/<sweep name>/. It warns on stderr, and flags the row in results.csv, where
 a number cannot be right: a speedup above the CPU count, runs that spread too far, a busy machine.
 

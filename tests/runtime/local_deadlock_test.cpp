@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <vector>
 #include <string>
 
 #include <kpn.hpp>
@@ -106,5 +109,65 @@ TEST_CASE("an artificial local deadlock is resolved by growing a full channel of
     CHECK(finished.load() == 2);
     CHECK(wrong.load() == 0);
     CHECK(report.deadlocks_resolved >= 1);
+  }
+}
+
+TEST_CASE("a local deadlock beside processes that compute 50 ms per message is reported within a second",
+          "[runtime][deadlock]") {
+  // The scan must not wait for workers to reach a pause point: here every worker may be inside a 50 ms
+  // computation whenever it looks.
+  for (const auto& cfg : kpn::test::all_configs()) {
+    if (cfg.cpus == 1) continue;  // one worker runs the busy part or the pair, never both at once
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    auto [ab_tx, ab_rx] = net.channel<int>(1, "a->b");
+    auto [ba_tx, ba_rx] = net.channel<int>(1, "b->a");
+    net.process("a", [out = std::move(ab_tx), in = std::move(ba_rx)]() mutable {
+      out.write(1);
+      in.read();
+      in.read();
+    });
+    // When the cycle closes: b's last read, which a has already made (or will make at once).
+    std::atomic<std::int64_t> formed_ns{0};
+    net.process("b", [in = std::move(ab_rx), out = std::move(ba_tx), &formed_ns]() mutable {
+      in.read();
+      out.write(1);
+      formed_ns = std::chrono::steady_clock::now().time_since_epoch().count();
+      in.read();
+    });
+    // Two pipelines of busy processes, so every worker is kept computing.
+    for (int k = 0; k < 2; ++k) {
+      auto [tx, rx] = net.channel<int>(1, "busy-" + std::to_string(k));
+      net.process("compute-" + std::to_string(k), [tx = std::move(tx)]() mutable {
+        for (int i = 0;; ++i) {
+          const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+          while (std::chrono::steady_clock::now() < until) {
+          }
+          tx.write(i);
+        }
+      });
+      net.process("drain-" + std::to_string(k), [rx = std::move(rx)]() mutable {
+        while (rx.read()) {
+          const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+          while (std::chrono::steady_clock::now() < until) {
+          }
+        }
+      });
+    }
+    try {
+      kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+      FAIL("the local deadlock was not reported");
+    } catch (const kpn::DeadlockError& e) {
+      const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+      const double took = static_cast<double>(now - formed_ns.load()) / 1e9;
+      CAPTURE(took);
+      CHECK(e.local());
+      std::vector<std::string> cycle = e.cycle();
+      std::sort(cycle.begin(), cycle.end());
+      CHECK(cycle == std::vector<std::string>{"a", "b"});
+      // One scan period (200 ms) plus the 50 ms a worker may still compute before it sees the stop; the
+      // sanitizers slow everything several times over.
+      CHECK(took < (std::string(KPN_SANITIZER).empty() ? 1.0 : 5.0));
+    }
   }
 }

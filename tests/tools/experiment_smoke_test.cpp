@@ -1,4 +1,4 @@
-// tools/experiment.py end to end: the four sweeps of seed 000's evaluation (configs/experiments/) on their
+// tools/experiment.py end to end: the four sweeps of the Nornir paper's evaluation (configs/experiments/) on their
 // quick preset, one repetition, on 2 CPUs. Checks the files and that every value is sane; never timings.
 
 #include <catch2/catch.hpp>
