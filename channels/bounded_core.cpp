@@ -16,7 +16,6 @@ ChannelSnapshot BoundedCore::snapshot_locked() const {
   s.capacity = capacity();
   s.messages = messages();
   s.cross_worker_messages = cross_worker_messages;
-  s.closed = closed;
   const WaiterInfo r = waiter_info(reader_waiting);
   const WaiterInfo w = waiter_info(writer_waiting);
   s.reader_waiting = r.id;

@@ -20,7 +20,6 @@ struct ChannelSnapshot {
   std::size_t size = 0;         // messages waiting in the channel
   std::uint64_t messages = 0;   // messages written so far
   std::uint64_t cross_worker_messages = 0;  // messages read on another worker than the one that wrote them
-  bool closed = false;
   ProcessId reader_waiting = 0;  // the process blocked reading, 0 if none
   ProcessId writer_waiting = 0;  // the process blocked writing, 0 if none
   // How many times each waiter had parked (Process::park_count), read under the channel's lock: equal

@@ -127,7 +127,6 @@ boost::context::stack_context StackPool::map_new(std::size_t size) {
                                          length / 1024, count, size / 1024, std::strerror(errno)));
   }
   mappings_.push_back({base, length});
-  unguarded_ += count;
   for (std::size_t i = 1; i < count; ++i) {
     boost::context::stack_context sc;
     sc.size = size;
@@ -159,11 +158,6 @@ void StackPool::deallocate(const boost::context::stack_context& sc, int worker) 
 std::size_t StackPool::guarded_stacks() const {
   std::lock_guard g(mutex_);
   return guarded_;
-}
-
-std::size_t StackPool::unguarded_stacks() const {
-  std::lock_guard g(mutex_);
-  return unguarded_;
 }
 
 namespace {

@@ -44,7 +44,6 @@ class StackPool {
   // Usable size a request is rounded to (whole pages).
   static std::size_t round_size(std::size_t usable_size) noexcept;
   std::size_t guarded_stacks() const;
-  std::size_t unguarded_stacks() const;
 
  private:
   struct Mapping {
@@ -63,7 +62,6 @@ class StackPool {
   std::vector<Mapping> mappings_;
   std::size_t guard_budget_;
   std::size_t guarded_ = 0;
-  std::size_t unguarded_ = 0;
   bool warned_ = false;
 };
 
