@@ -6,6 +6,8 @@
 
 #include <kpn.hpp>
 
+#include "runtime/sanitizers.hpp"  // KPN_TSAN, from the compiler's own signal
+
 namespace {
 #if defined(KPN_TSAN)
 constexpr int kChainLength = 5'000;  // ThreadSanitizer's shadow memory and fiber bookkeeping per process

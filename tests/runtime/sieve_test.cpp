@@ -5,6 +5,8 @@
 
 #include <kpn.hpp>
 
+#include "runtime/sanitizers.hpp"  // KPN_TSAN, from the compiler's own signal
+
 #include "support.hpp"
 
 namespace {
