@@ -65,6 +65,10 @@ NetworkResult check_network(u64 seed, const Matrix& matrix) {
         r.report += fmt::format("{}: {}: {}\n", where, run.status == RunOutcome::Status::Hang ? "HANG" : "FAILED", run.error);
         continue;
       }
+      if (run.seconds > r.slowest_seconds) {
+        r.slowest_seconds = run.seconds;
+        r.slowest = where;
+      }
       r.messages += run.messages;
       r.deadlocks_resolved += run.deadlocks_resolved;
       r.spawned += run.processes > initial ? run.processes - initial : 0;

@@ -14,7 +14,9 @@ namespace kpn::soak {
 struct Matrix {
   std::vector<std::string> policies;  // default: every registered policy (kpn::scheduler_list())
   std::vector<unsigned> workers{1, 2, 4};
-  std::chrono::milliseconds timeout{30'000};
+  // A run still going after this is a hang. Generous: a correct run of a long network under a policy that
+  // spins on a shared, loaded CPU (gp with more workers than CPUs) has taken 20 s.
+  std::chrono::milliseconds timeout{120'000};
 };
 
 // Every registered policy, in the registry's order; new policies join the soak without a change here.
@@ -32,6 +34,8 @@ struct NetworkResult {
   std::size_t hangs = 0;
   std::size_t failed_runs = 0;          // runs that hung, threw, or gave wrong output
   std::string report;                   // for each failed run: what went wrong; then the network
+  double slowest_seconds = 0;           // the slowest run that ended, and where it ran
+  std::string slowest;                  // "seed S under POLICY on N workers"
 };
 
 NetworkResult check_network(u64 seed, const Matrix& matrix);

@@ -27,7 +27,8 @@ class Generator {
     const std::size_t sources = 1 + rng_.below(3);
     for (std::size_t i = 0; i < sources; ++i) {
       Node n = node(NodeKind::Source);
-      n.count = rng_.one_in(10) ? 0 : 1 + rng_.below(150);
+      // Mostly short streams (many small networks find more shapes); one in eight is long, for races.
+      n.count = rng_.one_in(10) ? 0 : 1 + rng_.below(rng_.one_in(8) ? 2000 : 150);
       n.outs.push_back(stream());
       net_.nodes.push_back(n);
     }
@@ -152,6 +153,12 @@ const char* to_string(NodeKind kind) noexcept {
 std::size_t NetSpec::sinks() const {
   std::size_t n = 0;
   for (const auto& node : nodes) n += node.kind == NodeKind::Sink ? 1 : 0;
+  return n;
+}
+
+std::size_t NetSpec::source_values() const {
+  std::size_t n = 0;
+  for (const auto& node : nodes) n += node.kind == NodeKind::Source ? node.count : 0;
   return n;
 }
 

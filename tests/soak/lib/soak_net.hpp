@@ -50,6 +50,7 @@ struct NetSpec {
   std::vector<Node> nodes;
   std::vector<std::size_t> capacities;  // per stream
   std::size_t sinks() const;            // sinks are numbered in node order
+  std::size_t source_values() const;    // values all sources write together: the network's size
 };
 
 // The network of `seed`: a function of the seed alone (its own RNG, no global state), so `--seed S`

@@ -256,6 +256,7 @@ RunOutcome run_network(const NetSpec& spec, const std::string& scheduler, unsign
 
   Runtime rt({.cpus = cpus, .scheduler = scheduler});
   Watchdog watchdog(rt, timeout, fmt::format("seed {} under {} on {} workers\n{}", spec.seed, scheduler, cpus, describe(spec)));
+  const auto start = std::chrono::steady_clock::now();
   try {
     const RunReport report = rt.run(net);
     outcome.messages = report.messages;
@@ -269,6 +270,7 @@ RunOutcome run_network(const NetSpec& spec, const std::string& scheduler, unsign
     outcome.status = RunOutcome::Status::Failed;
     outcome.error = e.what();
   }
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return outcome;
 }
 

@@ -134,6 +134,10 @@ int main(int argc, char** argv) {
     total.duplicated += r.duplicated;
     total.hangs += r.hangs;
     total.failed_runs += r.failed_runs;
+    if (r.slowest_seconds > total.slowest_seconds) {
+      total.slowest_seconds = r.slowest_seconds;
+      total.slowest = r.slowest;
+    }
     if (r.failed_runs != 0) {
       ++failed_networks;
       std::printf("FAILURE (replay: kpn-soak --seed %llu)\n%s", static_cast<unsigned long long>(seed), r.report.c_str());
@@ -154,5 +158,6 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(total.sink_values), static_cast<unsigned long long>(total.deadlocks_resolved),
       static_cast<unsigned long long>(total.spawned), failed_networks, total.failed_runs, total.hangs,
       static_cast<unsigned long long>(total.lost), static_cast<unsigned long long>(total.duplicated));
+  if (!total.slowest.empty()) std::printf("  slowest run: %.2f s, %s\n", total.slowest_seconds, total.slowest.c_str());
   return total.failed_runs == 0 ? 0 : 1;
 }
