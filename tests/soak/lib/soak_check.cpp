@@ -71,6 +71,7 @@ NetworkResult check_network(u64 seed, const Matrix& matrix) {
       }
       r.messages += run.messages;
       r.deadlocks_resolved += run.deadlocks_resolved;
+      r.broken_writes += run.broken_writes;
       r.spawned += run.processes > initial ? run.processes - initial : 0;
       bool wrong = false;
       for (std::size_t s = 0; s < expected.size(); ++s) {

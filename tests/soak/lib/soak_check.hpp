@@ -28,6 +28,7 @@ struct NetworkResult {
   std::uint64_t messages = 0;           // channel messages over all runs
   std::uint64_t sink_values = 0;        // values the sinks received over all runs
   std::uint64_t deadlocks_resolved = 0; // Parks' rule growths over all runs
+  std::uint64_t broken_writes = 0;      // BrokenChannel caught by the nodes' outputs, over all runs
   std::uint64_t spawned = 0;            // processes beyond the initial ones, over all runs
   std::uint64_t lost = 0;               // expected values missing from a sink, over all runs
   std::uint64_t duplicated = 0;         // values a sink received beyond what it expected

@@ -1,5 +1,6 @@
 #include "soak_run.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -22,7 +23,8 @@ using In = Reader<u64>;
 // the node goes on serving the others and stops once none is left, which lets its own inputs go too.
 class Outputs {
  public:
-  explicit Outputs(std::vector<Out> writers) : writers_(std::move(writers)), live_(writers_.size()) {}
+  Outputs(std::vector<Out> writers, std::atomic<std::uint64_t>* broken)
+      : writers_(std::move(writers)), live_(writers_.size()), broken_(broken) {}
   // Writes `v` to output `i` if it still has a reader. Returns false once no output has one.
   bool write(std::size_t i, u64 v) {
     if (writers_[i]) {
@@ -31,6 +33,7 @@ class Outputs {
       } catch (const BrokenChannel&) {
         writers_[i] = Out();  // dropping it closes the channel; nobody reads it any more
         --live_;
+        broken_->fetch_add(1, std::memory_order_relaxed);
       }
     }
     return live_ > 0;
@@ -40,6 +43,7 @@ class Outputs {
  private:
   std::vector<Out> writers_;
   std::size_t live_;
+  std::atomic<std::uint64_t>* broken_;  // the run's count of BrokenChannel caught; outlives the run
 };
 
 // The next value of a stream the node's logic says must have one; a missing value is a lost message.
@@ -132,11 +136,11 @@ void add_spawner(Network& net, const std::string& name, const Node& n, In in, Ou
 }
 
 void add_node(Network& net, std::size_t index, const Node& n, std::vector<In>& readers, std::vector<Out>& writers,
-              std::vector<std::vector<u64>>& sinks, std::size_t& sink) {
+              std::vector<std::vector<u64>>& sinks, std::size_t& sink, std::atomic<std::uint64_t>* broken) {
   const std::string name = fmt::format("n{}.{}", index, to_string(n.kind));
   std::vector<Out> outs;
   for (std::size_t s : n.outs) outs.push_back(std::move(writers[s]));
-  Outputs out(std::move(outs));
+  Outputs out(std::move(outs), broken);
   switch (n.kind) {
     case NodeKind::Source:
       net.process(name, [out = std::move(out), n]() mutable {
@@ -252,7 +256,10 @@ RunOutcome run_network(const NetSpec& spec, const std::string& scheduler, unsign
     readers.push_back(std::move(rx));
   }
   std::size_t sink = 0;
-  for (std::size_t i = 0; i < spec.nodes.size(); ++i) add_node(net, i, spec.nodes[i], readers, writers, outcome.sinks, sink);
+  std::atomic<std::uint64_t> broken{0};
+  for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
+    add_node(net, i, spec.nodes[i], readers, writers, outcome.sinks, sink, &broken);
+  }
 
   Runtime rt({.cpus = cpus, .scheduler = scheduler});
   Watchdog watchdog(rt, timeout, fmt::format("seed {} under {} on {} workers\n{}", spec.seed, scheduler, cpus, describe(spec)));
@@ -270,6 +277,7 @@ RunOutcome run_network(const NetSpec& spec, const std::string& scheduler, unsign
     outcome.status = RunOutcome::Status::Failed;
     outcome.error = e.what();
   }
+  outcome.broken_writes = broken.load();
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return outcome;
 }

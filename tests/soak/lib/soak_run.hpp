@@ -21,6 +21,7 @@ struct RunOutcome {
   std::uint64_t messages = 0;             // channel messages, from the run's report
   std::uint64_t processes = 0;            // processes that existed, spawned ones included
   std::uint64_t deadlocks_resolved = 0;   // channels grown by Parks' rule
+  std::uint64_t broken_writes = 0;        // writes refused with BrokenChannel (a reader stopped early)
   double seconds = 0;                     // wall time of the run
 };
 

@@ -130,6 +130,7 @@ int main(int argc, char** argv) {
     total.sink_values += r.sink_values;
     total.deadlocks_resolved += r.deadlocks_resolved;
     total.spawned += r.spawned;
+    total.broken_writes += r.broken_writes;
     total.lost += r.lost;
     total.duplicated += r.duplicated;
     total.hangs += r.hangs;
@@ -150,13 +151,13 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "kpn-soak: %zu networks (seeds %llu..%llu), %zu runs (%zu policies x %zu worker counts), %.1f s\n"
-      "  messages %llu, sink values %llu, Parks growths %llu, spawned processes %llu\n"
+      "  messages %llu, sink values %llu, Parks growths %llu, spawned processes %llu, BrokenChannel caught %llu\n"
       "  failed networks %zu, failed runs %zu, hangs %zu, lost values %llu, duplicated values %llu\n",
       networks, static_cast<unsigned long long>(o.first_seed),
       static_cast<unsigned long long>(o.first_seed + (networks == 0 ? 0 : networks - 1)), total.runs,
       o.matrix.policies.size(), o.matrix.workers.size(), elapsed_s(), static_cast<unsigned long long>(total.messages),
       static_cast<unsigned long long>(total.sink_values), static_cast<unsigned long long>(total.deadlocks_resolved),
-      static_cast<unsigned long long>(total.spawned), failed_networks, total.failed_runs, total.hangs,
+      static_cast<unsigned long long>(total.spawned), static_cast<unsigned long long>(total.broken_writes), failed_networks, total.failed_runs, total.hangs,
       static_cast<unsigned long long>(total.lost), static_cast<unsigned long long>(total.duplicated));
   if (!total.slowest.empty()) std::printf("  slowest run: %.2f s, %s\n", total.slowest_seconds, total.slowest.c_str());
   return total.failed_runs == 0 ? 0 : 1;
