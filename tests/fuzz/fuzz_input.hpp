@@ -3,15 +3,19 @@
 // that replays every file of tests/fuzz/regressions/ (tests/networks/fuzz_regressions_test.cpp).
 //
 // An input is a command line's --set list on its first line (tokens separated by blanks, each taken as
-// kpn-run takes a --set value), then a topology file. It goes through what kpn-run does before a run:
-// parse_topology(), then resolve() with the overrides. A clean outcome is success or a TopologyError;
-// anything else escaping (another exception, a crash, a sanitizer report) is a bug.
+// kpn-run takes a --set value), then a topology file. It goes through what `kpn-run --validate` does:
+// parse_topology(), resolve() with the overrides, then build_network() (the kinds' factories check their
+// own arguments) without running it. A clean outcome is success, a TopologyError, or the builder's
+// std::invalid_argument naming the process; anything else escaping (another exception, a crash, a
+// sanitizer report) is a bug.
 
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "networks/builder.hpp"
 #include "networks/resolved.hpp"
 #include "networks/topology_error.hpp"
 #include "networks/yaml_loader.hpp"
@@ -36,19 +40,26 @@ inline Sets parse_set_line(std::string_view line) {
   return sets;
 }
 
-enum class Outcome { Resolved, Refused };
+enum class Outcome { Built, Refused };
 
 // Loads and resolves one input. Returns how it ended cleanly; lets anything unclean escape.
 inline Outcome load_and_resolve(std::string_view input) {
   const std::size_t newline = input.find('\n');
   const std::string_view first = input.substr(0, newline);
   const std::string_view yaml = newline == std::string_view::npos ? std::string_view() : input.substr(newline + 1);
+  ResolvedNetwork resolved;
   try {
-    resolve(parse_topology(yaml, "fuzz.yaml"), parse_set_line(first));
-    return Outcome::Resolved;
+    resolved = resolve(parse_topology(yaml, "fuzz.yaml"), parse_set_line(first));
   } catch (const TopologyError&) {
     return Outcome::Refused;
   }
+  ResultSink discard([](std::string_view) {});
+  try {
+    (void)build_network(resolved, discard);
+  } catch (const std::invalid_argument&) {
+    return Outcome::Refused;  // a kind's factory refused its arguments
+  }
+  return Outcome::Built;
 }
 
 }  // namespace kpn::fuzz
