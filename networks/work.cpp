@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <mutex>
 
 namespace kpn::work {
@@ -63,7 +64,11 @@ void set_iterations_per_second(double t0) { g_t0.store(t0, std::memory_order_rel
 
 std::uint64_t iterations_for_us(double microseconds) {
   if (microseconds <= 0) return 0;
-  return static_cast<std::uint64_t>(microseconds * 1e-6 * iterations_per_second() + 0.5);
+  const double n = microseconds * 1e-6 * iterations_per_second() + 0.5;
+  // Saturate: a value past 2^64 (work_us: 1e300 is a valid number) cannot be converted, that would be
+  // undefined behaviour; 2^64 - 1 iterations is centuries of CPU, as good as forever.
+  if (!(n < 18446744073709551616.0)) return std::numeric_limits<std::uint64_t>::max();
+  return static_cast<std::uint64_t>(n);
 }
 
 }  // namespace kpn::work
