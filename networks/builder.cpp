@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "networks/message_types.hpp"
+#include "networks/topology_error.hpp"
 
 namespace kpn {
 
@@ -30,7 +31,8 @@ Network build_network(const ResolvedNetwork& resolved, ResultSink& results) {
     try {
       body = p.kind->factory(ctx);
     } catch (const std::exception& e) {
-      throw std::invalid_argument(fmt::format("process '{}' (kind '{}'): {}", p.name, p.kind->name, e.what()));
+      // A kind checks its own arguments (a negative count): an error of the file, at the declaration.
+      throw TopologyError({Diagnostic{p.where, fmt::format("process '{}' (kind '{}'): {}", p.name, p.kind->name, e.what())}});
     }
     net.add_process(p.name, std::move(body), p.options);
   }

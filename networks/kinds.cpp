@@ -80,10 +80,15 @@ std::mutex& kinds_mutex() {
 }
 }  // namespace
 
+// A second registration of a name is refused, not applied: replacing the spec would leave every
+// `const KindSpec*` taken from the first (in resolved networks) dangling. Thrown from a static
+// constructor, so from dlopen() for a plugin; kpn-run reports it naming the library.
 KindRegistration::KindRegistration(KindSpec spec) {
   std::lock_guard g(kinds_mutex());
   std::string name = spec.name;
-  kinds()[name] = std::move(spec);
+  if (!kinds().emplace(name, std::move(spec)).second) {
+    throw std::logic_error(fmt::format("the process kind '{}' is registered twice", name));
+  }
 }
 
 const KindSpec* find_kind(std::string_view name) {
