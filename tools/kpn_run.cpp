@@ -22,6 +22,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -157,6 +158,45 @@ void check_writable(const std::string& option, const std::string& path) {
   if (::access(dir.c_str(), W_OK | X_OK) != 0) fail(fmt::format("cannot create a file in '{}': {}", dir.string(), std::strerror(errno)));
 }
 
+// A plugin's static constructors (its kinds' registrations among them) run inside dlopen(). An exception
+// thrown there cannot be caught around the call (it would have to unwind through the dynamic loader, which
+// ends in std::terminate), so while a plugin loads, terminating means that plugin failed: say which, and
+// exit 2 as for any plugin that cannot be loaded. Nothing has been written to stdout yet, and the loader's
+// lock is still held, so the process ends without running exit handlers.
+const char* g_loading_plugin = nullptr;
+
+[[noreturn]] void on_terminate_while_loading() {
+  std::string what = "an exception that is not a std::exception";
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+  }
+  std::fprintf(stderr, "kpn-run: plugin '%s' failed while loading: %s\n", g_loading_plugin, what.c_str());
+  std::fflush(stderr);
+  std::_Exit(kExitBadInput);
+}
+
+class PluginLoadGuard {
+ public:
+  explicit PluginLoadGuard(const std::string& plugin) {
+    g_loading_plugin = plugin.c_str();
+    previous_ = std::set_terminate(on_terminate_while_loading);
+  }
+  ~PluginLoadGuard() {
+    std::set_terminate(previous_);
+    g_loading_plugin = nullptr;
+  }
+  PluginLoadGuard(const PluginLoadGuard&) = delete;
+  PluginLoadGuard& operator=(const PluginLoadGuard&) = delete;
+
+ private:
+  std::terminate_handler previous_ = nullptr;
+};
+
 std::string catalogue() {
   std::string s = "\nSchedulers:\n";
   for (const auto& sch : kpn::scheduler_list()) s += fmt::format("  {:<24} {}\n", sch.name, sch.description);
@@ -267,17 +307,10 @@ int run(const Options& opt) {
   if (opt.t0 > 0) kpn::work::set_iterations_per_second(opt.t0);
   if (!opt.stats_json.empty()) check_writable("--stats-json", opt.stats_json);
   for (const auto& plugin : opt.plugins) {
-    // A plugin's static constructors (its kinds' registrations among them) run inside dlopen; one that
-    // throws is the plugin's fault, reported as such rather than ending the runner.
     void* handle = nullptr;
-    try {
+    {
+      PluginLoadGuard guard(plugin);
       handle = dlopen(plugin.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    } catch (const std::exception& e) {
-      std::cerr << "kpn-run: plugin '" << plugin << "' failed while loading: " << e.what() << "\n";
-      return kExitBadInput;
-    } catch (...) {
-      std::cerr << "kpn-run: plugin '" << plugin << "' failed while loading (it threw a non-standard exception)\n";
-      return kExitBadInput;
     }
     if (handle == nullptr) {
       std::cerr << "kpn-run: cannot load plugin '" << plugin << "': " << dlerror() << "\n";
