@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,8 +45,9 @@ ChildUsage kpn_run_measured(const std::vector<std::string>& args) {
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    if (std::freopen(err_path.c_str(), "w", stderr) == nullptr) ::_exit(126);
-    if (std::freopen("/dev/null", "w", stdout) == nullptr) ::_exit(126);
+    // dup2, not freopen: freopen would flush the test program's buffered output a second time.
+    ::dup2(::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), STDERR_FILENO);
+    ::dup2(::open("/dev/null", O_WRONLY), STDOUT_FILENO);
     ::execv(runner.c_str(), argv.data());
     ::_exit(127);
   }
