@@ -342,10 +342,14 @@ int run(const Options& opt) {
     return kExitOk;
   }
 
-  kpn::ResultSink results([](std::string_view line) {
-    std::fwrite(line.data(), 1, line.size(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
+  // The first error writing the network's results to stdout (0: none), reported after the run.
+  std::atomic<int> results_error{0};
+  kpn::ResultSink results([&results_error](std::string_view line) {
+    errno = 0;
+    const bool written = std::fwrite(line.data(), 1, line.size(), stdout) == line.size() && std::fputc('\n', stdout) != EOF &&
+                         std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+    int none = 0;
+    if (!written) results_error.compare_exchange_strong(none, errno != 0 ? errno : EIO);
   });
   kpn::Network network = kpn::build_network(resolved, results);
   kpn::Runtime runtime({.cpus = opt.cpus, .scheduler = opt.scheduler, .max_capacity = opt.max_capacity},
@@ -361,8 +365,14 @@ int run(const Options& opt) {
       g_runtime.store(nullptr);
     }
   } restore;
-  // The report is written after the run; a failure to write it is reported with the run's own outcome.
-  auto write_report = [&](const kpn::RunReport& report, const char* status, const std::string& error, int code) {
+  // Results and the report are written after the run; a failure to write them is reported with the
+  // run's own outcome, and makes the exit status 1.
+  auto finish_run = [&](const kpn::RunReport& report, const char* status, const std::string& error, int code) {
+    if (const int err = results_error.load(); err != 0) {
+      std::cerr << fmt::format("kpn-run: cannot write the network's results to stdout: {} (the run itself: {}, exit status {})\n",
+                               std::strerror(err), status, code);
+      code = kExitRunFailed;
+    }
     if (opt.stats_json.empty()) return code;
     try {
       write_text(opt.stats_json, report_json(opt, resolved, report, status, error));
@@ -375,7 +385,7 @@ int run(const Options& opt) {
   try {
     const kpn::RunReport report = runtime.run(network);
     if (!opt.quiet) std::cerr << report.summary();
-    return write_report(report, "ok", "", kExitOk);
+    return finish_run(report, "ok", "", kExitOk);
   } catch (const kpn::RunError& e) {
     const bool interrupted = dynamic_cast<const kpn::Interrupted*>(&e) != nullptr;
     const std::string message =
@@ -388,7 +398,7 @@ int run(const Options& opt) {
     const char* status = interrupted                                               ? "interrupted"
                          : dynamic_cast<const kpn::DeadlockError*>(&e) != nullptr ? "deadlock"
                                                                                    : "failed";
-    return write_report(*e.report(), status, message, code);
+    return finish_run(*e.report(), status, message, code);
   }
 }
 

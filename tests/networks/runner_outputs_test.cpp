@@ -81,6 +81,15 @@ TEST_CASE("kpn-run --dot to a full device exits 1 with a message", "[runner]") {
   CHECK(WEXITSTATUS(status) == 1);
 }
 
+TEST_CASE("kpn-run exits 1 when the network's results cannot be written to stdout", "[runner]") {
+  const auto err = kpn::test::scratch_file("full-stdout.txt");
+  const int status = std::system(("'" + kpn::test::kpn_run_path() + "' " + kRing + " >/dev/full 2>" + quoted_path(err)).c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK_THAT(kpn::test::read_text(err), Contains("cannot write the network's results to stdout: No space left on device") &&
+                                            Contains("the run itself: ok, exit status 0"));
+}
+
 TEST_CASE("kpn-run --version prints the project's version and exits 0", "[runner]") {
   const auto r = kpn_run("--version");
   CHECK(r.exit_code == 0);
