@@ -63,6 +63,11 @@ std::vector<std::shared_ptr<ChannelBase>> KindContext::take(std::string_view por
   return channels;
 }
 
+std::vector<bool> KindContext::feedback(std::string_view port) const {
+  auto it = feedback_.find(std::string(port));
+  return it == feedback_.end() ? std::vector<bool>{} : it->second;
+}
+
 void KindContext::throw_type_mismatch(const ChannelBase& c, const std::type_info& requested) const {
   const MessageType* t = find_message_type(std::type_index(requested));
   throw std::logic_error(fmt::format("kind '{}': channel '{}' does not carry the type the kind asked for ({})",

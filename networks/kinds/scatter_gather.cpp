@@ -34,7 +34,7 @@ KPN_REGISTER_KIND(sg_master, {
       return [outs = FanOut<i64>(std::move(outs)), ins = std::move(ins), rounds, name = ctx.name(),
               results = &ctx.results()]() mutable {
         i64 replies = 0;
-        for (i64 r = 0; r < rounds && outs.live() > 0; ++r) {
+        for (i64 r = 0; r < rounds && !outs.done(); ++r) {
           for (std::size_t i = 0; i < outs.size(); ++i) outs.write(i, r);
           for (std::size_t i = 0; i < ins.size(); ++i) {
             if (!outs.live(i)) continue;

@@ -106,11 +106,11 @@ KPN_REGISTER_KIND(split, {
               out_array("out", "i64")},
     .args = {},
     .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
-      return [in = ctx.input<i64>("in"), outs = FanOut<i64>(ctx.outputs<i64>("out"))]() mutable {
+      return [in = ctx.input<i64>("in"), outs = FanOut<i64>::of(ctx, "out")]() mutable {
         // Dealing stays by position, not by the outputs still live: a reader leaving must not move the
         // values that the others receive.
         std::size_t next = 0;
-        while (outs.live() > 0) {
+        while (!outs.done()) {
           auto v = in.read();
           if (!v) return;
           outs.write(next, *v);
@@ -173,8 +173,8 @@ KPN_REGISTER_KIND(broadcast, {
               out_array("out", "i64")},
     .args = {},
     .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
-      return [in = ctx.input<i64>("in"), outs = FanOut<i64>(ctx.outputs<i64>("out"))]() mutable {
-        while (outs.live() > 0) {
+      return [in = ctx.input<i64>("in"), outs = FanOut<i64>::of(ctx, "out")]() mutable {
+        while (!outs.done()) {
           auto v = in.read();
           if (!v) return;
           for (std::size_t i = 0; i < outs.size(); ++i) outs.write(i, *v);

@@ -91,3 +91,24 @@ channels:
 )");
   check_every_schedule(net, {sink_line("x", range(0, 3)), sink_line("y", range(0, 5))});
 }
+
+TEST_CASE("a broadcast in a cycle ends once the only reader outside the cycle stops, and the cycle winds down",
+          "[networks][determinism]") {
+  // Fibonacci: the loop add -> one -> fork -> (add, zero -> add) has one way out, fork -> sink.
+  const auto net = resolve_text(R"(network: t
+processes:
+  add: { kind: add }
+  one: { kind: prepend, args: { value: 1 } }
+  zero: { kind: prepend, args: { value: 0 } }
+  fork: { kind: broadcast }
+  sink: { kind: sink, args: { limit: 10 } }
+channels:
+  - { from: add.out, to: one.in }
+  - { from: one.out, to: fork.in }
+  - { from: fork.out, to: sink.in }
+  - { from: fork.out, to: add.a }
+  - { from: fork.out, to: zero.in }
+  - { from: zero.out, to: add.b }
+)");
+  check_every_schedule(net, {sink_line("sink", {1, 1, 2, 3, 5, 8, 13, 21, 34, 55})});
+}
