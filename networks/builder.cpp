@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "networks/feedback.hpp"
 #include "networks/message_types.hpp"
+#include "networks/topology_error.hpp"
 
 namespace kpn {
 
@@ -19,18 +21,22 @@ Network build_network(const ResolvedNetwork& resolved, ResultSink& results) {
     channels.back()->set_endpoint_names(resolved.processes[c.from].name, resolved.processes[c.to].name);
     net.add_channel(channels.back());
   }
-  for (const auto& p : resolved.processes) {
+  std::vector<OutputRoles> roles = output_roles(resolved);
+  for (std::size_t i = 0; i < resolved.processes.size(); ++i) {
+    const ResolvedProcess& p = resolved.processes[i];
     std::map<std::string, std::vector<std::shared_ptr<ChannelBase>>> ports;
     for (const auto& [port, indexes] : p.ports) {
       auto& list = ports[port];
       for (std::size_t i : indexes) list.push_back(channels[i]);
     }
     KindContext ctx(*p.kind, p.name, p.replica, p.replicas, p.args, std::move(ports), results);
+    ctx.set_output_roles(std::move(roles[i].feedback), roles[i].cycle_has_other_exits);
     UniqueFunction<void()> body;
     try {
       body = p.kind->factory(ctx);
     } catch (const std::exception& e) {
-      throw std::invalid_argument(fmt::format("process '{}' (kind '{}'): {}", p.name, p.kind->name, e.what()));
+      // A kind checks its own arguments (a negative count): an error of the file, at the declaration.
+      throw TopologyError({Diagnostic{p.where, fmt::format("process '{}' (kind '{}'): {}", p.name, p.kind->name, e.what())}});
     }
     net.add_process(p.name, std::move(body), p.options);
   }

@@ -8,7 +8,7 @@
 namespace kpn {
 
 // Kinds print their results to `results`, which must outlive the run. A kind's factory that rejects its
-// arguments throws; the error names the process.
+// arguments makes this throw a TopologyError at the process's declaration, naming the process.
 Network build_network(const ResolvedNetwork& resolved, ResultSink& results);
 
 }  // namespace kpn

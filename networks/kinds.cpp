@@ -63,6 +63,11 @@ std::vector<std::shared_ptr<ChannelBase>> KindContext::take(std::string_view por
   return channels;
 }
 
+std::vector<bool> KindContext::feedback(std::string_view port) const {
+  auto it = feedback_.find(std::string(port));
+  return it == feedback_.end() ? std::vector<bool>{} : it->second;
+}
+
 void KindContext::throw_type_mismatch(const ChannelBase& c, const std::type_info& requested) const {
   const MessageType* t = find_message_type(std::type_index(requested));
   throw std::logic_error(fmt::format("kind '{}': channel '{}' does not carry the type the kind asked for ({})",
@@ -80,10 +85,15 @@ std::mutex& kinds_mutex() {
 }
 }  // namespace
 
+// A second registration of a name is refused, not applied: replacing the spec would leave every
+// `const KindSpec*` taken from the first (in resolved networks) dangling. Thrown from a static
+// constructor, so from dlopen() for a plugin; kpn-run reports it naming the library.
 KindRegistration::KindRegistration(KindSpec spec) {
   std::lock_guard g(kinds_mutex());
   std::string name = spec.name;
-  kinds()[name] = std::move(spec);
+  if (!kinds().emplace(name, std::move(spec)).second) {
+    throw std::logic_error(fmt::format("the process kind '{}' is registered twice", name));
+  }
 }
 
 const KindSpec* find_kind(std::string_view name) {

@@ -120,6 +120,16 @@ class KindContext {
   const KindSpec& kind() const noexcept { return kind_; }
   ResultSink& results() noexcept { return results_; }
 
+  // For the rule on broken channels (networks/feedback.hpp): per channel of output port `port`, in order,
+  // whether it feeds back into a cycle through this process; and whether another member of that cycle
+  // writes out of it. Set by the builder; without it, no output is feedback.
+  std::vector<bool> feedback(std::string_view port) const;
+  bool cycle_has_other_exits() const noexcept { return cycle_has_other_exits_; }
+  void set_output_roles(std::map<std::string, std::vector<bool>> feedback, bool cycle_has_other_exits) {
+    feedback_ = std::move(feedback);
+    cycle_has_other_exits_ = cycle_has_other_exits;
+  }
+
   std::int64_t int_arg(std::string_view n) const { return std::get<std::int64_t>(arg(n, ArgType::Int)); }
   double float_arg(std::string_view n) const { return std::get<double>(arg(n, ArgType::Float)); }
   bool bool_arg(std::string_view n) const { return std::get<bool>(arg(n, ArgType::Bool)); }
@@ -168,6 +178,8 @@ class KindContext {
   std::map<std::string, Value> args_;
   std::map<std::string, std::vector<std::shared_ptr<ChannelBase>>> ports_;
   ResultSink& results_;
+  std::map<std::string, std::vector<bool>> feedback_;
+  bool cycle_has_other_exits_ = true;
 };
 
 // The registry of kinds, filled by static KindRegistration objects.

@@ -12,5 +12,8 @@ inline constexpr std::int64_t kMaxReplicas = 100'000;
 inline constexpr std::size_t kMaxProcesses = 250'000;   // after expanding replicas
 inline constexpr std::size_t kMaxChannels = 1'000'000;  // after expanding connections
 inline constexpr std::int64_t kMaxCapacity = std::int64_t{1} << 24;
+// Names of parameters, processes and ports, and the text of a port reference. Names appear in every
+// message, report and DOT label; no real one comes near this.
+inline constexpr std::size_t kMaxNameLength = 256;
 
 }  // namespace kpn::limits

@@ -15,16 +15,33 @@
 namespace kpn {
 namespace {
 
-// One side of a channel declaration, expanded: the process instances it names and whether it adapts its
-// size to the other side (an array port of a single, unreplicated process).
+// One side of a channel declaration: the process instances it names (`count` consecutive indexes into the
+// expanded processes from `first`) and whether it adapts its size to the other side (an array port of a
+// single, unreplicated process). Kept as a range so that a declaration is counted before it is expanded.
 struct Side {
-  std::vector<std::size_t> instances;
+  std::size_t first = 0;
+  std::size_t count = 0;
   bool flexible = false;
+};
+
+// A channel declaration checked and counted, waiting to be expanded into `channels` channels.
+struct ChannelPlan {
+  const ChannelDecl* decl = nullptr;
+  const PortSpec* from_port = nullptr;
+  const PortSpec* to_port = nullptr;
+  Side from;
+  Side to;
+  std::size_t capacity = 1;
+  std::int64_t count = 1;  // between two flexible sides
+  std::int64_t shift = 0;
+  bool wrap = true;
+  std::size_t channels = 0;
 };
 
 struct Param {
   std::string value;
-  std::string origin;  // "default at file:line:col" or "--set"
+  std::string origin;  // "its default at file:line:col" or "--set name=value"
+  bool from_set = false;
 };
 
 class Resolver {
@@ -33,28 +50,43 @@ class Resolver {
       : t_(t), overrides_(overrides) {}
 
   ResolvedNetwork run() {
+    for (const auto& d : t_.load_errors) diags_.error(d.where, d.message);
     out_.name = t_.name;
     out_.file = t_.file;
     resolve_params();
-    for (const auto& p : t_.processes) resolve_process(p);
-    if (out_.processes.size() > limits::kMaxProcesses) {
-      diags_.error(Location{t_.file, 0, 0}, fmt::format("the network has {} processes after expanding replicas; "
-                                                        "the limit is {}",
-                                                        out_.processes.size(), limits::kMaxProcesses));
-      diags_.throw_if_any();
+    // Everything is checked and counted first; expansion allocates only once the limits are known to hold.
+    std::size_t processes = 0;
+    for (const auto& p : t_.processes) {
+      declare_process(p, processes);
+      if (processes > limits::kMaxProcesses) {
+        diags_.error(p.where, fmt::format("process '{}': its replicas bring the network to {} processes; the limit "
+                                          "is {}", p.name, processes, limits::kMaxProcesses));
+        diags_.throw_if_any();
+      }
     }
+    std::vector<ChannelPlan> plans;
+    std::size_t channels = 0;
     for (const auto& c : t_.channels) {
       // A declaration that failed was reported (or its process was); the ports it names are not also
       // "not connected".
-      if (!resolve_channel(c)) {
+      auto plan = plan_channel(c);
+      if (!plan) {
         failed_ports_.emplace(c.from.process, c.from.port);
         failed_ports_.emplace(c.to.process, c.to.port);
+        continue;
       }
+      channels += plan->channels;
+      if (channels > limits::kMaxChannels) {
+        diags_.error(c.where, fmt::format("channel {}.{} -> {}.{}: its {} channels bring the network to {}; the limit "
+                                          "is {}", c.from.process, c.from.port, c.to.process, c.to.port,
+                                          plan->channels, channels, limits::kMaxChannels));
+        diags_.throw_if_any();
+      }
+      plans.push_back(*plan);
     }
-    if (out_.channels.size() > limits::kMaxChannels) {
-      diags_.error(Location{t_.file, 0, 0}, fmt::format("the network has {} channels after expansion; the limit is {}",
-                                                        out_.channels.size(), limits::kMaxChannels));
-    }
+    for (const auto& p : t_.processes) expand_process(p);
+    out_.channels.reserve(channels);
+    for (const auto& plan : plans) expand_channel(plan);
     check_connections();
     diags_.throw_if_any();
     for (const auto& p : t_.params) out_.params.emplace_back(p.name, params_.at(p.name).value);
@@ -65,7 +97,7 @@ class Resolver {
   void resolve_params() {
     std::vector<std::string> names;
     for (const auto& p : t_.params) {
-      params_[p.name] = Param{p.value.text, "its default at " + p.value.where.str()};
+      params_[p.name] = Param{p.value.text, "its default at " + p.value.where.str(), false};
       names.push_back(p.name);
     }
     for (const auto& [name, value] : overrides_) {
@@ -76,7 +108,7 @@ class Resolver {
                                  did_you_mean(name, names), names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "))));
         continue;
       }
-      it->second = Param{value, "--set " + name + "=" + value};
+      it->second = Param{value, "--set " + name + "=" + value, true};
     }
   }
 
@@ -105,13 +137,24 @@ class Resolver {
     if (!v) return std::nullopt;
     const std::int64_t x = std::get<std::int64_t>(*v);
     if (x < lo || x > hi) {
-      diags_.error(s.where, fmt::format("{}: {} is out of range [{}, {}]", what, x, lo, hi));
+      diags_.error(s.where, fmt::format("{}: {} is out of range [{}, {}]{}", what, x, lo, hi, origin_of(s)));
       return std::nullopt;
     }
     return x;
   }
 
-  void resolve_process(const ProcessDecl& d) {
+  // Where a value came from when it was not written where it is used: " (from --set capacity=0)", or
+  // " (from $capacity, its default at t.yaml:2:3)"; empty for a literal.
+  std::string origin_of(const Scalar& s) const {
+    if (!s.is_param()) return "";
+    auto it = params_.find(s.param_name());
+    if (it == params_.end()) return "";
+    if (it->second.from_set) return fmt::format(" (from {})", it->second.origin);
+    return fmt::format(" (from {}, {})", s.text, it->second.origin);
+  }
+
+  // Checks a process declaration and records it; `total` counts the processes declared so far.
+  void declare_process(const ProcessDecl& d, std::size_t& total) {
     const KindSpec* kind = find_kind(d.kind.text);
     if (kind == nullptr) {
       std::vector<std::string> names;
@@ -159,30 +202,41 @@ class Resolver {
       else diags_.error(d.where, fmt::format("process '{}': missing required argument '{}' ({}) of kind '{}'", d.name, a.name,
                                              to_string(a.type), kind->name));
     }
-    decl.first = out_.processes.size();
+    decl.first = total;
     decl.count = replicas;
     decl.where = d.where;
-    for (int i = 0; i < replicas; ++i) {
+    decl.args = std::move(args);
+    decl.options = options;
+    total += static_cast<std::size_t>(replicas);
+    declared_[d.name] = std::move(decl);
+  }
+
+  void expand_process(const ProcessDecl& d) {
+    auto it = declared_.find(d.name);
+    if (it == declared_.end()) return;
+    const Declared& decl = it->second;
+    for (int i = 0; i < decl.count; ++i) {
       ResolvedProcess p;
       p.name = decl.replicated ? fmt::format("{}[{}]", d.name, i) : d.name;
       p.declaration = d.name;
-      p.kind = kind;
+      p.where = d.where;
+      p.kind = decl.kind;
       p.replica = i;
-      p.replicas = replicas;
-      p.args = args;
-      p.options = options;
+      p.replicas = decl.count;
+      p.args = decl.args;
+      p.options = decl.options;
       out_.processes.push_back(std::move(p));
-      if (out_.processes.size() > limits::kMaxProcesses) break;
     }
-    declared_[d.name] = decl;
   }
 
   struct Declared {
     const KindSpec* kind = nullptr;
     bool replicated = false;
-    std::size_t first = 0;
+    std::size_t first = 0;  // index of its first replica among the expanded processes
     int count = 0;
     Location where;
+    std::map<std::string, Value> args;
+    ProcessOptions options;
   };
 
   // Expands one side; nullopt (with a diagnostic) if it names something that does not exist.
@@ -192,7 +246,8 @@ class Resolver {
       std::vector<std::string> names;
       for (const auto& p : t_.processes) names.push_back(p.name);
       // A process with an unknown kind was reported already; do not pile on.
-      if (std::none_of(t_.processes.begin(), t_.processes.end(), [&](const ProcessDecl& p) { return p.name == r.process; })) {
+      if (t_.unreadable_processes.count(r.process) == 0 &&
+          std::none_of(t_.processes.begin(), t_.processes.end(), [&](const ProcessDecl& p) { return p.name == r.process; })) {
         diags_.error(r.where, fmt::format("unknown process '{}'{}", r.process, did_you_mean(r.process, names)));
       }
       return std::nullopt;
@@ -217,106 +272,122 @@ class Resolver {
       auto idx = bounded_int(*r.replica, fmt::format("'{}' replica index", r.process), -d.count, d.count - 1);
       if (!idx) return std::nullopt;
       const std::int64_t i = *idx < 0 ? *idx + d.count : *idx;
-      s.instances.push_back(d.first + static_cast<std::size_t>(i));
+      s.first = d.first + static_cast<std::size_t>(i);
+      s.count = 1;
       return s;
     }
-    for (int i = 0; i < d.count; ++i) s.instances.push_back(d.first + static_cast<std::size_t>(i));
+    s.first = d.first;
+    s.count = static_cast<std::size_t>(d.count);
     s.flexible = port->array && !d.replicated;
     return s;
   }
 
-  bool resolve_channel(const ChannelDecl& c) {
-    const PortSpec* from_port = nullptr;
-    const PortSpec* to_port = nullptr;
-    auto from = side(c.from, PortDir::Out, from_port);
-    auto to = side(c.to, PortDir::In, to_port);
-    if (!from || !to) return false;
-    if (from_port->type != to_port->type) {
+  std::optional<ChannelPlan> plan_channel(const ChannelDecl& c) {
+    ChannelPlan plan;
+    plan.decl = &c;
+    auto from = side(c.from, PortDir::Out, plan.from_port);
+    auto to = side(c.to, PortDir::In, plan.to_port);
+    if (!from || !to) return std::nullopt;
+    plan.from = *from;
+    plan.to = *to;
+    if (plan.from_port->type != plan.to_port->type) {
       diags_.error(c.where, fmt::format("type mismatch: '{}.{}' writes {} but '{}.{}' reads {}", c.from.process, c.from.port,
-                                        from_port->type, c.to.process, c.to.port, to_port->type));
-      return false;
+                                        plan.from_port->type, c.to.process, c.to.port, plan.to_port->type));
+      return std::nullopt;
     }
-    if (find_message_type(from_port->type) == nullptr) {
-      diags_.error(c.where, fmt::format("port type '{}' is not a registered message type", from_port->type));
-      return false;
+    if (find_message_type(plan.from_port->type) == nullptr) {
+      diags_.error(c.where, fmt::format("port type '{}' is not a registered message type", plan.from_port->type));
+      return std::nullopt;
     }
-    std::int64_t capacity = 1;
     if (c.capacity) {
       auto v = bounded_int(*c.capacity, "channel capacity", 1, limits::kMaxCapacity);
-      if (!v) return false;
-      capacity = *v;
+      if (!v) return std::nullopt;
+      plan.capacity = static_cast<std::size_t>(*v);
     }
-    std::vector<std::pair<std::size_t, std::size_t>> pairs;
     const std::string desc = fmt::format("channel {} -> {}", c.from.process + "." + c.from.port, c.to.process + "." + c.to.port);
     if (c.count && !(from->flexible && to->flexible)) {
       diags_.error(c.count->where, fmt::format("{}: 'count' applies only between two array ports of single processes", desc));
-      return false;
+      return std::nullopt;
     }
     if ((c.shift || c.wrap) && (from->flexible || to->flexible)) {
       diags_.error(c.where, fmt::format("{}: 'shift' and 'wrap' apply only between replicated processes", desc));
-      return false;
+      return std::nullopt;
     }
     if (from->flexible && to->flexible) {
-      std::int64_t n = 1;
       if (c.count) {
         auto v = bounded_int(*c.count, desc + ": count", 1, limits::kMaxReplicas);
-        if (!v) return false;
-        n = *v;
+        if (!v) return std::nullopt;
+        plan.count = *v;
       }
-      for (std::int64_t i = 0; i < n; ++i) pairs.emplace_back(from->instances[0], to->instances[0]);
+      plan.channels = static_cast<std::size_t>(plan.count);
     } else if (from->flexible) {
-      for (std::size_t t : to->instances) pairs.emplace_back(from->instances[0], t);
+      plan.channels = to->count;
     } else if (to->flexible) {
-      for (std::size_t f : from->instances) pairs.emplace_back(f, to->instances[0]);
+      plan.channels = from->count;
     } else {
-      const std::size_t n = from->instances.size();
-      if (to->instances.size() != n) {
+      const std::size_t n = from->count;
+      if (to->count != n) {
         diags_.error(c.where, fmt::format("{}: cannot connect {} '{}' to {} '{}' one to one{}", desc, n, c.from.process,
-                                          to->instances.size(), c.to.process,
-                                          n == 1 || to->instances.size() == 1
+                                          to->count, c.to.process,
+                                          n == 1 || to->count == 1
                                               ? " (to fan out or in, use an array port, like a split or merge)"
                                               : ""));
-        return false;
+        return std::nullopt;
       }
-      std::int64_t shift = 0;
       if (c.shift) {
         auto v = bounded_int(*c.shift, desc + ": shift", -limits::kMaxReplicas, limits::kMaxReplicas);
-        if (!v) return false;
-        shift = *v;
+        if (!v) return std::nullopt;
+        plan.shift = *v;
       }
-      bool wrap = true;
       if (c.wrap) {
         auto v = value(*c.wrap, ArgType::Bool, desc + ": wrap");
-        if (!v) return false;
-        wrap = std::get<bool>(*v);
+        if (!v) return std::nullopt;
+        plan.wrap = std::get<bool>(*v);
       }
       const auto sn = static_cast<std::int64_t>(n);
-      for (std::int64_t i = 0; i < sn; ++i) {
-        std::int64_t j = i + shift;
-        if (wrap) j = ((j % sn) + sn) % sn;
-        else if (j < 0 || j >= sn) continue;
-        pairs.emplace_back(from->instances[static_cast<std::size_t>(i)], to->instances[static_cast<std::size_t>(j)]);
-      }
+      const std::int64_t reach = plan.shift < 0 ? -plan.shift : plan.shift;
+      plan.channels = plan.wrap ? n : static_cast<std::size_t>(std::max<std::int64_t>(0, sn - reach));
     }
-    for (const auto& [f, t] : pairs) {
+    return plan;
+  }
+
+  void expand_channel(const ChannelPlan& plan) {
+    const ChannelDecl& c = *plan.decl;
+    auto add = [&](std::size_t f, std::size_t t) {
       ResolvedChannel ch;
       ch.from = f;
       ch.from_port = c.from.port;
       ch.to = t;
       ch.to_port = c.to.port;
-      ch.capacity = static_cast<std::size_t>(capacity);
-      ch.type = from_port->type;
+      ch.capacity = plan.capacity;
+      ch.type = plan.from_port->type;
       auto& fp = out_.processes[f].ports[ch.from_port];
       auto& tp = out_.processes[t].ports[ch.to_port];
-      const std::string fname = out_.processes[f].name + "." + ch.from_port + (from_port->array ? fmt::format("[{}]", fp.size()) : "");
-      const std::string tname = out_.processes[t].name + "." + ch.to_port + (to_port->array ? fmt::format("[{}]", tp.size()) : "");
+      const std::string fname = out_.processes[f].name + "." + ch.from_port + (plan.from_port->array ? fmt::format("[{}]", fp.size()) : "");
+      const std::string tname = out_.processes[t].name + "." + ch.to_port + (plan.to_port->array ? fmt::format("[{}]", tp.size()) : "");
       ch.name = fname + " -> " + tname;
       fp.push_back(out_.channels.size());
       tp.push_back(out_.channels.size());
-      where_[out_.channels.size()] = c.where;
+      declaration_of_.push_back(&c);
       out_.channels.push_back(std::move(ch));
+    };
+    const Side& from = plan.from;
+    const Side& to = plan.to;
+    if (from.flexible && to.flexible) {
+      for (std::int64_t i = 0; i < plan.count; ++i) add(from.first, to.first);
+    } else if (from.flexible) {
+      for (std::size_t k = 0; k < to.count; ++k) add(from.first, to.first + k);
+    } else if (to.flexible) {
+      for (std::size_t k = 0; k < from.count; ++k) add(from.first + k, to.first);
+    } else {
+      const auto sn = static_cast<std::int64_t>(from.count);
+      for (std::int64_t i = 0; i < sn; ++i) {
+        std::int64_t j = i + plan.shift;
+        if (plan.wrap) j = ((j % sn) + sn) % sn;
+        else if (j < 0 || j >= sn) continue;
+        add(from.first + static_cast<std::size_t>(i), to.first + static_cast<std::size_t>(j));
+      }
     }
-    return true;
   }
 
   void check_connections() {
@@ -325,13 +396,13 @@ class Resolver {
       for (const auto& port : p.kind->ports) {
         auto it = p.ports.find(port.name);
         const std::size_t n = it == p.ports.end() ? 0 : it->second.size();
-        if (n == 0 && failed_ports_.count({p.declaration, port.name}) == 0) {
+        if (n == 0 && !t_.unreadable_channels && failed_ports_.count({p.declaration, port.name}) == 0) {
           diags_.error(where, fmt::format("port '{}.{}' ({} {}{}) is not connected", p.name, port.name,
                                           port.dir == PortDir::In ? "input" : "output", port.type, port.array ? " array" : ""));
         } else if (n > 1 && !port.array) {
-          diags_.error(where_.at(it->second[1]),
+          diags_.error(declaration_of_.at(it->second[1])->where,
                        fmt::format("port '{}.{}' is connected twice (first at {}); a single port takes one channel", p.name,
-                                   port.name, where_.at(it->second[0]).str()));
+                                   port.name, declaration_of_.at(it->second[0])->where.str()));
         }
       }
     }
@@ -342,7 +413,7 @@ class Resolver {
   Diagnostics diags_;
   std::map<std::string, Param> params_;
   std::map<std::string, Declared> declared_;
-  std::map<std::size_t, Location> where_;  // channel index -> its declaration
+  std::vector<const ChannelDecl*> declaration_of_;  // channel index -> its declaration
   std::set<std::pair<std::string, std::string>> failed_ports_;  // (declaration, port) of failed channels
   ResolvedNetwork out_;
 };

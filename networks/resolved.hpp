@@ -17,6 +17,7 @@ namespace kpn {
 struct ResolvedProcess {
   std::string name;  // "master", or "worker[3]" for a replicated declaration
   std::string declaration;
+  Location where;  // of its declaration, for errors found later (a kind rejecting its arguments)
   const KindSpec* kind = nullptr;
   int replica = 0;
   int replicas = 1;
@@ -43,7 +44,10 @@ struct ResolvedNetwork {
   std::vector<ResolvedChannel> channels;
 };
 
-// `overrides` are --set name=value pairs. Throws TopologyError listing every problem found.
+// `overrides` are --set name=value pairs. Throws TopologyError listing every problem found, the loader's
+// (Topology::load_errors) first. The limits of networks/limits.hpp are checked per declaration before
+// anything is expanded: a file past them is refused at the first declaration that crosses one, whatever it
+// would have grown to.
 ResolvedNetwork resolve(const Topology& topology, const std::vector<std::pair<std::string, std::string>>& overrides);
 
 }  // namespace kpn

@@ -5,10 +5,12 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "networks/location.hpp"
+#include "networks/topology_error.hpp"
 
 namespace kpn {
 
@@ -60,6 +62,13 @@ struct Topology {
   std::vector<ParamDecl> params;
   std::vector<ProcessDecl> processes;
   std::vector<ChannelDecl> channels;
+
+  // What read_topology found wrong but did not throw, so that the resolver reports it together with its own
+  // findings (one list per file). Declarations the loader could not read are left out of the lists above;
+  // the resolver must not report their consequences (an unknown process, an unconnected port) again.
+  std::vector<Diagnostic> load_errors;
+  std::set<std::string> unreadable_processes;
+  bool unreadable_channels = false;
 };
 
 }  // namespace kpn

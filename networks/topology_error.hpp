@@ -30,6 +30,7 @@ class Diagnostics {
  public:
   void error(const Location& where, std::string message) { list_.push_back({where, std::move(message)}); }
   bool empty() const noexcept { return list_.empty(); }
+  const std::vector<Diagnostic>& list() const noexcept { return list_; }
   void throw_if_any() const {
     if (!list_.empty()) throw TopologyError(list_);
   }

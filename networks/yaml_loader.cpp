@@ -1,13 +1,15 @@
 #include "networks/yaml_loader.hpp"
 
+#include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "networks/limits.hpp"
+#include "networks/names.hpp"
 #include "networks/suggest.hpp"
 #include "networks/topology_error.hpp"
 
@@ -29,7 +31,7 @@ class Loader {
     try {
       root = YAML::Load(std::string(text));
     } catch (const YAML::Exception& e) {
-      diags_.error(at(e.mark), "malformed YAML: " + e.msg);
+      diags_.error(at(e.mark), "malformed YAML: " + e.msg + hint(e.msg));
       diags_.throw_if_any();
     }
     if (!root.IsMap()) {
@@ -51,11 +53,21 @@ class Loader {
       diags_.error(at(root.Mark()), "missing key 'processes'");
     }
     if (auto c = root["channels"]) load_channels(c, t);
-    diags_.throw_if_any();
+    t.load_errors = diags_.list();
     return t;
   }
 
  private:
+  // yaml-cpp's message for `{ from: st[0].out }` says nothing of the cause: in a flow map '[' opens a list.
+  static std::string hint(const std::string& msg) {
+    if (msg.find("end of map flow not found") == std::string::npos &&
+        msg.find("end of sequence flow not found") == std::string::npos) {
+      return "";
+    }
+    return " (inside { } or [ ], a value holding '[', ']', ',' or '{' must be quoted: write \"st[0].in\", "
+           "not st[0].in)";
+  }
+
   Location at(const YAML::Mark& m) const {
     if (m.is_null()) return Location{file_, 0, 0};
     return Location{file_, m.line + 1, m.column + 1};
@@ -69,6 +81,10 @@ class Loader {
         continue;
       }
       const std::string key = kv.first.Scalar();
+      if (!is_valid_utf8(key)) {
+        diags_.error(at(kv.first.Mark()), fmt::format("{}: a key is not valid UTF-8", where));
+        continue;
+      }
       if (!seen.insert(key).second) {
         diags_.error(at(kv.first.Mark()), fmt::format("{}: key '{}' appears twice", where, key));
       }
@@ -85,12 +101,26 @@ class Loader {
                                              n.IsMap() ? "map" : n.IsSequence() ? "list" : "null"));
       return std::nullopt;
     }
+    if (!is_valid_utf8(n.Scalar())) {
+      diags_.error(at(n.Mark()), fmt::format("{} is not valid UTF-8", what));
+      return std::nullopt;
+    }
     return Scalar{n.Scalar(), at(n.Mark())};
   }
 
-  static bool valid_name(const std::string& s) {
-    static const std::regex re("[A-Za-z_][A-Za-z0-9_.-]*");
-    return std::regex_match(s, re);
+  // Reports and returns false unless `name` is valid UTF-8 of at most kMaxNameLength bytes: a name past
+  // these must not travel further (into messages, reports, DOT).
+  bool readable_name(const std::string& name, const Location& where, const std::string& what) {
+    if (!is_valid_utf8(name)) {
+      diags_.error(where, fmt::format("{} is not valid UTF-8", what));
+      return false;
+    }
+    if (name.size() > limits::kMaxNameLength) {
+      diags_.error(where, fmt::format("{} '{}' is too long: {} bytes; the limit is {}", what, excerpt(name), name.size(),
+                                      limits::kMaxNameLength));
+      return false;
+    }
+    return true;
   }
 
   void load_params(const YAML::Node& node, Topology& t) {
@@ -101,7 +131,8 @@ class Loader {
     std::set<std::string> seen;
     for (const auto& kv : node) {
       const std::string name = kv.first.Scalar();
-      if (!valid_name(name)) diags_.error(at(kv.first.Mark()), fmt::format("'{}' is not a valid parameter name", name));
+      if (!readable_name(name, at(kv.first.Mark()), "a parameter name")) continue;
+      if (!is_name(name, true)) diags_.error(at(kv.first.Mark()), fmt::format("'{}' is not a valid parameter name", name));
       if (!seen.insert(name).second) {
         diags_.error(at(kv.first.Mark()), fmt::format("parameter '{}' is defined twice", name));
         continue;
@@ -124,7 +155,8 @@ class Loader {
     for (const auto& kv : node) {
       const std::string name = kv.first.Scalar();
       const Location where = at(kv.first.Mark());
-      if (!valid_name(name) || name.find('.') != std::string::npos) {
+      if (!readable_name(name, where, "a process name")) continue;
+      if (!is_name(name, false)) {
         diags_.error(where, fmt::format("'{}' is not a valid process name (letters, digits, '_' and '-')", name));
       }
       if (!seen.insert(name).second) {
@@ -134,6 +166,7 @@ class Loader {
       const YAML::Node& body = kv.second;
       if (!body.IsMap()) {
         diags_.error(at(body.Mark()), fmt::format("process '{}' must be a map with at least 'kind'", name));
+        t.unreadable_processes.insert(name);
         continue;
       }
       check_keys(body, kProcessKeys, fmt::format("process '{}'", name));
@@ -151,6 +184,7 @@ class Loader {
         } else {
           for (const auto& arg : a) {
             const std::string an = arg.first.Scalar();
+            if (!readable_name(an, at(arg.first.Mark()), fmt::format("process '{}': an argument name", name))) continue;
             if (p.args.count(an) != 0) {
               diags_.error(at(arg.first.Mark()), fmt::format("process '{}': argument '{}' given twice", name, an));
               continue;
@@ -172,18 +206,29 @@ class Loader {
   std::optional<PortRef> port_ref(const YAML::Node& n, const char* side) {
     auto s = scalar(n, fmt::format("channel '{}'", side));
     if (!s) return std::nullopt;
-    // process.port | process[index].port
-    static const std::regex re(R"(([A-Za-z_][A-Za-z0-9_-]*)(?:\[\s*(-?[0-9]+|\$[A-Za-z_][A-Za-z0-9_.-]*)\s*\])?\.([A-Za-z_][A-Za-z0-9_-]*))");
-    std::smatch m;
-    if (!std::regex_match(s->text, m, re)) {
-      diags_.error(s->where, fmt::format("channel '{}': expected 'process.port' or 'process[index].port', got '{}'",
-                                         side, s->text));
+    // Three names and an index at most: longer text is refused before it is looked at.
+    if (s->text.size() > 3 * limits::kMaxNameLength + 8) {
+      diags_.error(s->where, fmt::format("channel '{}': '{}' is too long for a port reference: {} bytes", side,
+                                         excerpt(s->text), s->text.size()));
       return std::nullopt;
     }
+    const auto parts = parse_port_ref(s->text);
+    if (!parts) {
+      diags_.error(s->where, fmt::format("channel '{}': expected 'process.port' or 'process[index].port', got '{}'",
+                                         side, excerpt(s->text)));
+      return std::nullopt;
+    }
+    for (std::string_view part : {parts->process, parts->port}) {
+      if (part.size() > limits::kMaxNameLength) {
+        diags_.error(s->where, fmt::format("channel '{}': the name '{}' is too long: {} bytes; the limit is {}", side,
+                                           excerpt(part), part.size(), limits::kMaxNameLength));
+        return std::nullopt;
+      }
+    }
     PortRef r;
-    r.process = m[1];
-    if (m[2].matched) r.replica = Scalar{m[2], s->where};
-    r.port = m[3];
+    r.process = std::string(parts->process);
+    if (parts->index) r.replica = Scalar{std::string(*parts->index), s->where};
+    r.port = std::string(parts->port);
     r.where = s->where;
     return r;
   }
@@ -214,6 +259,8 @@ class Loader {
         d.from = std::move(*from);
         d.to = std::move(*to);
         t.channels.push_back(std::move(d));
+      } else {
+        t.unreadable_channels = true;
       }
     }
   }
@@ -224,14 +271,31 @@ class Loader {
 
 }  // namespace
 
-Topology parse_topology(std::string_view yaml, const std::string& file) { return Loader(file).load(yaml); }
+Topology read_topology(std::string_view yaml, const std::string& file) { return Loader(file).load(yaml); }
 
-Topology load_topology_file(const std::string& path) {
+Topology parse_topology(std::string_view yaml, const std::string& file) {
+  Topology t = read_topology(yaml, file);
+  if (!t.load_errors.empty()) throw TopologyError(t.load_errors);
+  return t;
+}
+
+Topology read_topology_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw TopologyError({Diagnostic{Location{path, 0, 0}, "is a directory, not a topology file"}});
+  }
   std::ifstream in(path);
   if (!in) throw TopologyError({Diagnostic{Location{path, 0, 0}, "cannot open the file"}});
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_topology(ss.str(), path);
+  if (in.bad()) throw TopologyError({Diagnostic{Location{path, 0, 0}, "cannot read the file"}});
+  return read_topology(ss.str(), path);
+}
+
+Topology load_topology_file(const std::string& path) {
+  Topology t = read_topology_file(path);
+  if (!t.load_errors.empty()) throw TopologyError(t.load_errors);
+  return t;
 }
 
 }  // namespace kpn

@@ -1,11 +1,57 @@
 #pragma once
-// Encoding a string as a JSON string literal (quotes and escapes included).
+// Encoding a string as a JSON string literal (quotes and escapes included), and making text valid UTF-8
+// so that JSON built from outside data (names from files, values from the command line) is valid JSON text.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace kpn {
 
 std::string json_string(std::string_view s);
+
+// `s` with every byte that is not part of a well-formed UTF-8 sequence (a stray continuation byte, a
+// truncated or overlong sequence, a surrogate, a code point past U+10FFFF) replaced by U+FFFD. JSON text
+// must be UTF-8 (RFC 8259, section 8.1); json_string() copies bytes >= 0x80 as they are, so run the
+// finished document through this when any part of it came from outside.
+inline std::string utf8_sanitized(std::string_view s) {
+  static constexpr char kReplacement[] = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = 0;
+    char32_t cp = 0;
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    if ((c & 0xE0) == 0xC0) {
+      n = 1, cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2, cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3, cp = c & 0x07;
+    }
+    bool ok = n > 0 && s.size() - i > n;
+    for (std::size_t k = 1; ok && k <= n; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      ok = (cc & 0xC0) == 0x80;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    static constexpr char32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    ok = ok && cp >= kMin[n] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    if (ok) {
+      out.append(s.substr(i, n + 1));
+      i += n + 1;
+    } else {
+      out += kReplacement;  // one per bad byte: resynchronise at the next one
+      ++i;
+    }
+  }
+  return out;
+}
 
 }  // namespace kpn

@@ -2,23 +2,33 @@
 //
 //   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--set key=value ...] [--stats-json PATH|-]
 //                     [--stats-detail] [--log-level LEVEL] [--validate] [--dot] [--plugin LIB.so ...]
-//                     [--max-capacity N] [--t0 N] [--quiet] [--kinds]
-//   kpn-run --measure-t0
+//                     [--max-capacity N] [--t0 N] [--quiet]
+//   kpn-run --kinds [--json] [--plugin LIB.so ...]
+//   kpn-run --measure-t0 | --version
 //
 // Results the network's processes print go to stdout; the run's summary goes to stderr.
-// Exit status: 0 success; 1 the network failed at run time (a process threw, or a deadlock);
-// 2 the command line or the file is wrong; 128 + N when stopped by signal N (SIGINT: 130, SIGTERM: 143),
-// after printing the report so far.
+// Exit status: 0 success; 1 the network failed at run time (a process threw, or a deadlock), or its
+// results could not be written; 2 the command line or the file is wrong (an output path that cannot be
+// written is found before the run); 128 + N when stopped by signal N (SIGINT: 130, SIGTERM: 143), after
+// printing the report so far.
 
 #include <dlfcn.h>
+#include <semaphore.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
+#include <exception>
+#include <filesystem>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -38,16 +48,50 @@
 
 namespace {
 
-// The runtime a SIGINT or SIGTERM should stop, and the signal that came.
+#ifndef KPN_VERSION
+#error "KPN_VERSION must be defined by the build (tools/CMakeLists.txt, from project(kpn VERSION ...))"
+#endif
+
+// The runtime a SIGINT or SIGTERM should stop, and the signal that came. Runtime::interrupt() acts only on
+// a run in progress, so a signal that lands between installing the handler and the start of the run
+// would be lost: the handler also posts g_signal_posted, and a forwarder thread (SignalForwarder) repeats
+// the interrupt until run() returns.
 std::atomic<kpn::Runtime*> g_runtime{nullptr};
 volatile std::sig_atomic_t g_signal = 0;
+sem_t g_signal_posted;
 
 extern "C" void on_stop_signal(int sig) {
   g_signal = sig;
+  sem_post(&g_signal_posted);  // async-signal-safe
   if (kpn::Runtime* rt = g_runtime.load()) rt->interrupt();
   // A second signal ends the program at once (a process that never blocks cannot be stopped politely).
   std::signal(sig, SIG_DFL);
 }
+
+// Waits (without polling) for a stop signal, then interrupts the runtime every millisecond until the run
+// has returned: whichever of the signal and the start of the run comes first, the run is stopped.
+class SignalForwarder {
+ public:
+  explicit SignalForwarder(kpn::Runtime& rt) : thread_([this, &rt] {
+    while (sem_wait(&g_signal_posted) != 0 && errno == EINTR) {
+    }
+    while (!done_.load()) {
+      if (g_signal != 0) rt.interrupt();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }) {}
+  ~SignalForwarder() {
+    done_.store(true);
+    sem_post(&g_signal_posted);
+    thread_.join();
+  }
+  SignalForwarder(const SignalForwarder&) = delete;
+  SignalForwarder& operator=(const SignalForwarder&) = delete;
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
 
 constexpr int kExitOk = 0;
 constexpr int kExitRunFailed = 1;
@@ -68,7 +112,89 @@ struct Options {
   double t0 = 0;
   std::size_t max_capacity = std::size_t{1} << 20;
   bool kinds = false;
+  bool json = false;
   bool measure_t0 = false;
+};
+
+// Writing a result failed (a full disk, a closed pipe): not the network's fault, but not success either.
+class WriteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Writes `text` to `path` ("-": stdout), checking every write, the flush and the close.
+void write_text(const std::string& path, const std::string& text) {
+  const bool to_stdout = path == "-";
+  std::FILE* f = to_stdout ? stdout : std::fopen(path.c_str(), "w");
+  if (f == nullptr) throw WriteError(fmt::format("cannot open '{}' for writing: {}", path, std::strerror(errno)));
+  int err = 0;
+  if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) err = errno;
+  if (std::fflush(f) != 0 && err == 0) err = errno;
+  if (std::ferror(f) != 0 && err == 0) err = EIO;
+  if (!to_stdout && std::fclose(f) != 0 && err == 0) err = errno;
+  if (err != 0) throw WriteError(fmt::format("cannot write {}: {}", to_stdout ? "to stdout" : "'" + path + "'", std::strerror(err)));
+}
+
+// Finds before the run what would make writing `path` fail for certain: a missing directory, a
+// directory in its place, no permission. (A full disk shows only when writing: write_text reports it.)
+void check_writable(const std::string& option, const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path == "-") return;
+  auto fail = [&](const std::string& why) {
+    throw CLI::ValidationError(option, fmt::format("cannot write '{}': {}", path, why));
+  };
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (fs::exists(st)) {
+    if (fs::is_directory(st)) fail("it is a directory");
+    if (::access(path.c_str(), W_OK) != 0) fail(std::strerror(errno));
+    return;
+  }
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  const auto ds = fs::status(dir, ec);
+  if (!fs::exists(ds)) fail(fmt::format("the directory '{}' does not exist", dir.string()));
+  if (!fs::is_directory(ds)) fail(fmt::format("'{}' is not a directory", dir.string()));
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) fail(fmt::format("cannot create a file in '{}': {}", dir.string(), std::strerror(errno)));
+}
+
+// A plugin's static constructors (its kinds' registrations among them) run inside dlopen(). An exception
+// thrown there cannot be caught around the call (it would have to unwind through the dynamic loader, which
+// ends in std::terminate), so while a plugin loads, terminating means that plugin failed: say which, and
+// exit 2 as for any plugin that cannot be loaded. Nothing has been written to stdout yet, and the loader's
+// lock is still held, so the process ends without running exit handlers.
+const char* g_loading_plugin = nullptr;
+
+[[noreturn]] void on_terminate_while_loading() {
+  std::string what = "an exception that is not a std::exception";
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+  }
+  std::fprintf(stderr, "kpn-run: plugin '%s' failed while loading: %s\n", g_loading_plugin, what.c_str());
+  std::fflush(stderr);
+  std::_Exit(kExitBadInput);
+}
+
+class PluginLoadGuard {
+ public:
+  explicit PluginLoadGuard(const std::string& plugin) {
+    g_loading_plugin = plugin.c_str();
+    previous_ = std::set_terminate(on_terminate_while_loading);
+  }
+  ~PluginLoadGuard() {
+    std::set_terminate(previous_);
+    g_loading_plugin = nullptr;
+  }
+  PluginLoadGuard(const PluginLoadGuard&) = delete;
+  PluginLoadGuard& operator=(const PluginLoadGuard&) = delete;
+
+ private:
+  std::terminate_handler previous_ = nullptr;
 };
 
 std::string catalogue() {
@@ -99,6 +225,44 @@ std::string describe_kinds() {
   return s;
 }
 
+std::string json_value(const kpn::Value& v) {
+  return std::visit(
+      [](const auto& x) -> std::string {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
+        else if constexpr (std::is_same_v<T, std::string>) return kpn::json_string(x);
+        else if constexpr (std::is_same_v<T, double>) return fmt::format("{}", x);  // finite: parse_value refuses others
+        else return fmt::format("{}", x);
+      },
+      v);
+}
+
+// --kinds --json: the same catalogue as describe_kinds(), for tools.
+std::string describe_kinds_json() {
+  std::string s = fmt::format("{{\"kpn_version\":{},\"kinds\":[", kpn::json_string(KPN_VERSION));
+  bool first_kind = true;
+  for (const kpn::KindSpec* k : kpn::kind_list()) {
+    s += fmt::format("{}{{\"name\":{},\"description\":{},\"ports\":[", first_kind ? "" : ",", kpn::json_string(k->name),
+                     kpn::json_string(k->description));
+    first_kind = false;
+    for (std::size_t i = 0; i < k->ports.size(); ++i) {
+      const auto& p = k->ports[i];
+      s += fmt::format("{}{{\"name\":{},\"direction\":\"{}\",\"type\":{},\"array\":{},\"description\":{}}}", i ? "," : "",
+                       kpn::json_string(p.name), p.dir == kpn::PortDir::In ? "in" : "out", kpn::json_string(p.type),
+                       p.array ? "true" : "false", kpn::json_string(p.description));
+    }
+    s += "],\"args\":[";
+    for (std::size_t i = 0; i < k->args.size(); ++i) {
+      const auto& a = k->args[i];
+      s += fmt::format("{}{{\"name\":{},\"type\":\"{}\",\"required\":{},\"default\":{},\"description\":{}}}", i ? "," : "",
+                       kpn::json_string(a.name), kpn::to_string(a.type), a.default_value ? "false" : "true",
+                       a.default_value ? json_value(*a.default_value) : "null", kpn::json_string(a.description));
+    }
+    s += "]}";
+  }
+  return kpn::utf8_sanitized(s + "]}\n");
+}
+
 std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<std::string>& sets) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& s : sets) {
@@ -109,17 +273,6 @@ std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<st
   return out;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-    return;
-  }
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write '" + path + "'");
-  out << text;
-}
-
 std::string report_json(const Options& opt, const kpn::ResolvedNetwork& net, const kpn::RunReport& report,
                         const std::string& status, const std::string& error) {
   std::string params = "{";
@@ -128,6 +281,7 @@ std::string report_json(const Options& opt, const kpn::ResolvedNetwork& net, con
   }
   params += "}";
   std::vector<std::pair<std::string, std::string>> prefix = {
+      {"kpn_version", kpn::json_string(KPN_VERSION)},
       {"network", kpn::json_string(net.name)},
       {"file", kpn::json_string(opt.file)},
       {"status", kpn::json_string(status)},
@@ -138,7 +292,9 @@ std::string report_json(const Options& opt, const kpn::ResolvedNetwork& net, con
                  : std::string("null")},
   };
   if (!error.empty()) prefix.emplace_back("error", kpn::json_string(error));
-  return report.to_json(opt.stats_detail, prefix) + "\n";
+  // Names from the file are valid UTF-8 (the loader checks), but --set values and the file's own path
+  // come from the command line as bytes.
+  return kpn::utf8_sanitized(report.to_json(opt.stats_detail, prefix)) + "\n";
 }
 
 int run(const Options& opt) {
@@ -149,44 +305,57 @@ int run(const Options& opt) {
     return kExitOk;
   }
   if (opt.t0 > 0) kpn::work::set_iterations_per_second(opt.t0);
+  if (!opt.stats_json.empty()) check_writable("--stats-json", opt.stats_json);
   for (const auto& plugin : opt.plugins) {
-    if (dlopen(plugin.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+    void* handle = nullptr;
+    {
+      PluginLoadGuard guard(plugin);
+      handle = dlopen(plugin.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    }
+    if (handle == nullptr) {
       std::cerr << "kpn-run: cannot load plugin '" << plugin << "': " << dlerror() << "\n";
       return kExitBadInput;
     }
   }
   if (opt.kinds) {  // after the plugins, so that their kinds are listed too
-    std::cout << describe_kinds();
+    write_text("-", opt.json ? describe_kinds_json() : describe_kinds());
     return kExitOk;
   }
+  if (opt.json) throw CLI::ValidationError("--json", "applies only with --kinds");
   // A wrong scheduler name is a command-line error: find it before loading anything.
   std::unique_ptr<kpn::Scheduler> scheduler = kpn::make_scheduler(opt.scheduler);
 
-  const kpn::Topology topology = kpn::load_topology_file(opt.file);
+  // Errors of loading and of resolving are reported together: resolve() throws both lists.
+  const kpn::Topology topology = kpn::read_topology_file(opt.file);
   const kpn::ResolvedNetwork resolved = kpn::resolve(topology, parse_sets(opt.sets));
   if (opt.validate) {
     // Kinds check their own arguments (a negative count) when they make their processes: build the network
     // too, without running it, so that --validate accepts exactly what a run would.
     kpn::ResultSink discard([](std::string_view) {});
     (void)kpn::build_network(resolved, discard);
-    std::cout << fmt::format("{}: ok: network '{}', {} processes, {} channels\n", opt.file, resolved.name,
-                             resolved.processes.size(), resolved.channels.size());
+    write_text("-", fmt::format("{}: ok: network '{}', {} processes, {} channels\n", opt.file, resolved.name,
+                                resolved.processes.size(), resolved.channels.size()));
     return kExitOk;
   }
   if (opt.dot) {
-    std::cout << kpn::to_dot(resolved);
+    write_text("-", kpn::to_dot(resolved));
     return kExitOk;
   }
 
-  kpn::ResultSink results([](std::string_view line) {
-    std::fwrite(line.data(), 1, line.size(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
+  // The first error writing the network's results to stdout (0: none), reported after the run.
+  std::atomic<int> results_error{0};
+  kpn::ResultSink results([&results_error](std::string_view line) {
+    errno = 0;
+    const bool written = std::fwrite(line.data(), 1, line.size(), stdout) == line.size() && std::fputc('\n', stdout) != EOF &&
+                         std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+    int none = 0;
+    if (!written) results_error.compare_exchange_strong(none, errno != 0 ? errno : EIO);
   });
   kpn::Network network = kpn::build_network(resolved, results);
   kpn::Runtime runtime({.cpus = opt.cpus, .scheduler = opt.scheduler, .max_capacity = opt.max_capacity},
                        std::move(scheduler));
   g_runtime.store(&runtime);
+  SignalForwarder forwarder(runtime);  // before the handlers: a signal must find it waiting
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   struct Restore {
@@ -196,25 +365,40 @@ int run(const Options& opt) {
       g_runtime.store(nullptr);
     }
   } restore;
+  // Results and the report are written after the run; a failure to write them is reported with the
+  // run's own outcome, and makes the exit status 1.
+  auto finish_run = [&](const kpn::RunReport& report, const char* status, const std::string& error, int code) {
+    if (const int err = results_error.load(); err != 0) {
+      std::cerr << fmt::format("kpn-run: cannot write the network's results to stdout: {} (the run itself: {}, exit status {})\n",
+                               std::strerror(err), status, code);
+      code = kExitRunFailed;
+    }
+    if (opt.stats_json.empty()) return code;
+    try {
+      write_text(opt.stats_json, report_json(opt, resolved, report, status, error));
+    } catch (const WriteError& e) {
+      std::cerr << fmt::format("kpn-run: --stats-json: {} (the run itself: {}, exit status {})\n", e.what(), status, code);
+      return kExitRunFailed;
+    }
+    return code;
+  };
   try {
     const kpn::RunReport report = runtime.run(network);
     if (!opt.quiet) std::cerr << report.summary();
-    if (!opt.stats_json.empty()) write_text(opt.stats_json, report_json(opt, resolved, report, "ok", ""));
-    return kExitOk;
+    return finish_run(report, "ok", "", kExitOk);
   } catch (const kpn::RunError& e) {
     const bool interrupted = dynamic_cast<const kpn::Interrupted*>(&e) != nullptr;
     const std::string message =
         interrupted ? fmt::format("interrupted by {}", g_signal == SIGTERM ? "SIGTERM" : "SIGINT") : std::string(e.what());
     std::cerr << "kpn-run: " << message << "\n";
-    if (e.report()) {
-      if (!opt.quiet) std::cerr << e.report()->summary();
-      const char* status = interrupted                                               ? "interrupted"
-                           : dynamic_cast<const kpn::DeadlockError*>(&e) != nullptr ? "deadlock"
-                                                                                     : "failed";
-      if (!opt.stats_json.empty()) write_text(opt.stats_json, report_json(opt, resolved, *e.report(), status, message));
-    }
     // By convention a program stopped by signal N exits with 128 + N.
-    return interrupted ? 128 + (g_signal != 0 ? static_cast<int>(g_signal) : SIGINT) : kExitRunFailed;
+    const int code = interrupted ? 128 + (g_signal != 0 ? static_cast<int>(g_signal) : SIGINT) : kExitRunFailed;
+    if (!e.report()) return code;
+    if (!opt.quiet) std::cerr << e.report()->summary();
+    const char* status = interrupted                                               ? "interrupted"
+                         : dynamic_cast<const kpn::DeadlockError*>(&e) != nullptr ? "deadlock"
+                                                                                   : "failed";
+    return finish_run(*e.report(), status, message, code);
   }
 }
 
@@ -227,7 +411,14 @@ int main(int argc, char** argv) {
   app.add_option("--cpus", opt.cpus, "workers (kernel threads, one per CPU); default: every CPU")->check(CLI::Range(0u, 4096u));
   app.add_option("--scheduler", opt.scheduler, "scheduling policy (see the list below)")->capture_default_str();
   app.add_option("--set", opt.sets, "override a parameter of the file: --set key=value (repeatable)")->take_all();
-  app.add_option("--stats-json", opt.stats_json, "write the run's statistics as one JSON object to PATH, or - for stdout");
+  app.add_option("--stats-json", opt.stats_json, "write the run's statistics as one JSON object to PATH, or - for stdout")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            // `--stats-json -q` is a forgotten PATH, not a file named "-q".
+            if (v.size() > 1 && v[0] == '-') return "'" + v + "' looks like an option, not a path (for a file of that name, write ./" + v + ")";
+            return "";
+          },
+          "PATH"));
   app.add_flag("--stats-detail", opt.stats_detail, "include per-process and per-channel statistics in the JSON");
   app.add_option("--log-level", opt.log_level, "trace, debug, info, warn (default), error, critical or off");
   app.add_flag("--validate", opt.validate, "check the file and exit");
@@ -243,24 +434,33 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
   app.add_flag("--kinds", opt.kinds, "describe every process kind (ports, arguments), with --plugin's, and exit");
+  app.add_flag("--json", opt.json, "with --kinds: print the description as one JSON object");
+  app.set_version_flag("--version", std::string("kpn-run ") + KPN_VERSION);
   app.add_flag("--measure-t0", opt.measure_t0,
                "measure T0 (iterations of the work loop per CPU second) as a run does, print it, and exit");
   app.footer(catalogue());
   // Let --kinds and --measure-t0 work without a file.
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--kinds" || arg == "--measure-t0") file->required(false);
+    if (arg == "--kinds" || arg == "--measure-t0" || arg == "--version") file->required(false);
   }
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return kExitBadInput;
   }
+  if (sem_init(&g_signal_posted, 0, 0) != 0) {
+    std::cerr << "kpn-run: sem_init: " << std::strerror(errno) << "\n";
+    return kExitRunFailed;
+  }
   try {
     return run(opt);
+  } catch (const WriteError& e) {
+    std::cerr << "kpn-run: " << e.what() << "\n";
+    return kExitRunFailed;
   } catch (const kpn::TopologyError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << "error: " << d.str() << "\n";
     return kExitBadInput;

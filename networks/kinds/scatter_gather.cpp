@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "networks/kinds.hpp"
+#include "networks/kinds/fan_out.hpp"
 #include "networks/work.hpp"
 
 namespace kpn {
@@ -28,11 +29,16 @@ KPN_REGISTER_KIND(sg_master, {
       if (outs.size() != ins.size()) {
         throw std::invalid_argument(fmt::format("{} outputs but {} inputs: every worker needs both", outs.size(), ins.size()));
       }
-      return [outs = std::move(outs), ins = std::move(ins), rounds, name = ctx.name(), results = &ctx.results()]() mutable {
+      // A worker whose input has gone is dropped (docs/topology.md, "End of stream and broken channels"),
+      // and its replies are no longer awaited; the others go on.
+      return [outs = FanOut<i64>(std::move(outs)), ins = std::move(ins), rounds, name = ctx.name(),
+              results = &ctx.results()]() mutable {
         i64 replies = 0;
-        for (i64 r = 0; r < rounds; ++r) {
-          for (auto& o : outs) o.write(r);
-          for (auto& in : ins) {
+        for (i64 r = 0; r < rounds && !outs.done(); ++r) {
+          for (std::size_t i = 0; i < outs.size(); ++i) outs.write(i, r);
+          for (std::size_t i = 0; i < ins.size(); ++i) {
+            if (!outs.live(i)) continue;
+            auto& in = ins[i];
             auto v = in.read();
             if (!v) throw std::runtime_error("a worker ended before the last round");
             if (*v != r) throw std::runtime_error(fmt::format("reply for round {} in round {}", *v, r));

@@ -8,12 +8,19 @@
 #include <fmt/format.h>
 
 #include "networks/kinds.hpp"
+#include "networks/kinds/fan_out.hpp"
 #include "networks/work.hpp"
 
 namespace kpn {
 namespace {
 
 using i64 = std::int64_t;
+using u64 = std::uint64_t;
+
+// Integer streams wrap around on overflow (two's complement, as documented in docs/topology.md): the
+// arithmetic is done unsigned, where wrapping is defined, and converted back (modular since C++20).
+i64 wrap_add(i64 a, i64 b) noexcept { return static_cast<i64>(static_cast<u64>(a) + static_cast<u64>(b)); }
+i64 wrap_mul(i64 a, i64 b) noexcept { return static_cast<i64>(static_cast<u64>(a) * static_cast<u64>(b)); }
 
 // FNV-1a over the values in order: equal for equal streams, different (almost surely) for reordered ones.
 struct StreamHash {
@@ -38,7 +45,7 @@ KPN_REGISTER_KIND(source, {
       const i64 count = ctx.int_arg("count");
       if (count < 0) throw std::invalid_argument("count must be >= 0");
       return [out = ctx.output<i64>("out"), count, start = ctx.int_arg("start"), step = ctx.int_arg("step")]() mutable {
-        for (i64 i = 0; i < count; ++i) out.write(start + i * step);
+        for (i64 i = 0; i < count; ++i) out.write(wrap_add(start, wrap_mul(i, step)));
       };
     }});
 
@@ -64,7 +71,7 @@ KPN_REGISTER_KIND(sink, {
           auto v = in.read();
           if (!v) break;
           ++count;
-          sum += *v;
+          sum = wrap_add(sum, *v);
           hash.add(*v);
           if (print) results->line(fmt::format("{}", *v));
         }
@@ -86,22 +93,27 @@ KPN_REGISTER_KIND(map, {
               iterations = work::iterations_for_us(us)]() mutable {
         while (auto v = in.read()) {
           work::burn(iterations, static_cast<std::uint64_t>(*v));
-          out.write(*v * mul + add);
+          out.write(wrap_add(wrap_mul(*v, mul), add));
         }
       };
     }});
 
 KPN_REGISTER_KIND(split, {
     .name = "split",
-    .description = "deals its input round-robin over its outputs",
+    .description = "deals its input round-robin over its outputs (value i to output i mod n); the share of an "
+                   "output whose reader has gone is dropped, the others' shares do not change",
     .ports = {in_port("in", "i64"),
               out_array("out", "i64")},
     .args = {},
     .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
-      return [in = ctx.input<i64>("in"), outs = ctx.outputs<i64>("out")]() mutable {
+      return [in = ctx.input<i64>("in"), outs = FanOut<i64>::of(ctx, "out")]() mutable {
+        // Dealing stays by position, not by the outputs still live: a reader leaving must not move the
+        // values that the others receive.
         std::size_t next = 0;
-        while (auto v = in.read()) {
-          outs[next].write(*v);
+        while (!outs.done()) {
+          auto v = in.read();
+          if (!v) return;
+          outs.write(next, *v);
           next = (next + 1) % outs.size();
         }
       };
@@ -155,14 +167,17 @@ KPN_REGISTER_KIND(ordered_merge, {
 
 KPN_REGISTER_KIND(broadcast, {
     .name = "broadcast",
-    .description = "copies every input value to each of its outputs",
+    .description = "copies every input value to each of its outputs; goes on serving the others when a reader "
+                   "has gone, until every output has gone or the input ends",
     .ports = {in_port("in", "i64"),
               out_array("out", "i64")},
     .args = {},
     .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
-      return [in = ctx.input<i64>("in"), outs = ctx.outputs<i64>("out")]() mutable {
-        while (auto v = in.read()) {
-          for (auto& o : outs) o.write(*v);
+      return [in = ctx.input<i64>("in"), outs = FanOut<i64>::of(ctx, "out")]() mutable {
+        while (!outs.done()) {
+          auto v = in.read();
+          if (!v) return;
+          for (std::size_t i = 0; i < outs.size(); ++i) outs.write(i, *v);
         }
       };
     }});
@@ -181,7 +196,7 @@ KPN_REGISTER_KIND(add, {
           if (!x) return;
           auto y = b.read();
           if (!y) return;
-          out.write(*x + *y);
+          out.write(wrap_add(*x, *y));
         }
       };
     }});

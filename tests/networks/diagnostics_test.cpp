@@ -351,7 +351,8 @@ channels:
   - { from: node.out, to: node.in, shift: 1 }
 )";
   const auto d = only_one_at(errors_of(yaml, {{"nodes", "1000000"}}), 4, 38);
-  CHECK(d.message == fmt::format("process 'node': replicas: 1000000 is out of range [1, {}]", kpn::limits::kMaxReplicas));
+  CHECK(d.message == fmt::format("process 'node': replicas: 1000000 is out of range [1, {}] (from --set nodes=1000000)",
+                                 kpn::limits::kMaxReplicas));
 }
 
 TEST_CASE("a capacity of 2^40 exceeds the limit", "[networks]") {
