@@ -1,5 +1,5 @@
 #pragma once
-// The unit of CPU work of seed 000: a loop of dependent 64-bit integer divisions. T0 is the number of loop
+// The unit of CPU work of the Nornir paper: a loop of dependent 64-bit integer divisions. T0 is the number of loop
 // iterations that take one CPU second on this machine; w seconds of work are w * T0 iterations.
 
 #include <cstdint>

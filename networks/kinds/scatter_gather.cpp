@@ -1,4 +1,4 @@
-// The scatter-gather kinds of seed 000 (section 4, Figure 2).
+// The scatter-gather kinds of the Nornir paper (section 4, Figure 2).
 
 #include <cstdint>
 #include <stdexcept>

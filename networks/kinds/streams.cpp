@@ -85,7 +85,7 @@ KPN_REGISTER_KIND(map, {
     .ports = {in_port("in", "i64"), out_port("out", "i64")},
     .args = {arg_int("mul", 1),
              arg_int("add", 0),
-             arg_float("work_us", 0.0, "CPU microseconds spent per message (seed 000's work unit)")},
+             arg_float("work_us", 0.0, "CPU microseconds spent per message (the Nornir paper's work unit)")},
     .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
       const double us = ctx.float_arg("work_us");
       if (us < 0) throw std::invalid_argument("work_us must be >= 0");
