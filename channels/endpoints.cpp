@@ -1,8 +1,11 @@
 #include "channels/endpoints.hpp"
 
+#include <exception>
+
 #include <fmt/format.h>
 
 #include "channels/channel.hpp"
+#include "runtime/cancelled.hpp"
 
 namespace kpn::detail {
 
@@ -16,7 +19,10 @@ void throw_empty_endpoint(bool writer_side) {
                                   writer_side ? "writer" : "reader"));
 }
 
-void EndpointOwner::check_slow(ProcessId self, ChannelBase& ch, bool writer_side) {
+void EndpointOwner::check_slow(ChannelBase& ch, bool writer_side) {
+  if (current_run_stopping() && std::uncaught_exceptions() == 0) throw Cancelled{};
+  const ProcessId self = current_process_id();
+  if (self != 0 && self == id_.load(std::memory_order_relaxed)) return;
   const std::string& channel = ch.name();
   const char* side = writer_side ? "writer" : "reader";
   if (self == 0) {

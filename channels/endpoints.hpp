@@ -30,15 +30,17 @@ class EndpointOwner {
     return *this;
   }
   bool bound() const noexcept { return id_.load(std::memory_order_relaxed) != 0; }
-  // Binds on first use; throws ChannelMisuse if the caller is not a process or not the bound one.
+  // Binds on first use; throws ChannelMisuse if the caller is not a process or not the bound one. While
+  // the caller's run is stopping it unwinds the caller instead (detail::Cancelled), unless an exception
+  // is already unwinding it (a destructor may still use a channel then).
   void check(ChannelBase& channel, bool writer_side) {
-    const ProcessId self = current_process_id();
+    const ProcessId self = current_process_id_unless_stopping();
     if (self != 0 && self == id_.load(std::memory_order_relaxed)) return;
-    check_slow(self, channel, writer_side);
+    check_slow(channel, writer_side);
   }
 
  private:
-  void check_slow(ProcessId self, ChannelBase& channel, bool writer_side);
+  void check_slow(ChannelBase& channel, bool writer_side);
   // Atomic only so that a misuse (two processes sharing one endpoint at once) is reported, not a data
   // race; the owner is the only legitimate writer.
   std::atomic<ProcessId> id_{0};

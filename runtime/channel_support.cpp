@@ -11,6 +11,11 @@ ProcessId current_process_id() noexcept {
   return self != nullptr ? self->id() : 0;
 }
 
+ProcessId current_process_id_unless_stopping() noexcept {
+  const Process* self = current_process();
+  return self != nullptr && !self->stopping() ? self->id() : 0;
+}
+
 const std::string& current_process_name() noexcept {
   static const std::string none;
   const Process* self = current_process();

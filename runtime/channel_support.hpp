@@ -16,6 +16,9 @@ class Process;
 
 // The calling process's id, 0 outside a process.
 ProcessId current_process_id() noexcept;
+// The same, but 0 also while the process's run is stopping: an endpoint's fast check fails then, and its
+// slow path unwinds the process (so a process that never blocks still stops at its next channel operation).
+ProcessId current_process_id_unless_stopping() noexcept;
 // The calling process's name; "" outside a process.
 const std::string& current_process_name() noexcept;
 // True when called from a process whose run is stopping (endpoints destroyed then are unwinding, not

@@ -122,17 +122,21 @@ TEST_CASE("a local deadlock beside processes that compute 50 ms per message is r
     kpn::Network net;
     auto [ab_tx, ab_rx] = net.channel<int>(1, "a->b");
     auto [ba_tx, ba_rx] = net.channel<int>(1, "b->a");
-    net.process("a", [out = std::move(ab_tx), in = std::move(ba_rx)]() mutable {
+    // The cycle closes when the later of the two enters its last read: each blocks there at once (the other
+    // has written all it ever will). Scheduling is cooperative, so a process queued behind a computing one
+    // may reach that point long after the run starts; the clock starts then, not at the start.
+    std::atomic<std::int64_t> a_ns{0}, b_ns{0};
+    auto now_ns = [] { return std::chrono::steady_clock::now().time_since_epoch().count(); };
+    net.process("a", [out = std::move(ab_tx), in = std::move(ba_rx), &a_ns, now_ns]() mutable {
       out.write(1);
       in.read();
+      a_ns = now_ns();
       in.read();
     });
-    // When the cycle closes: b's last read, which a has already made (or will make at once).
-    std::atomic<std::int64_t> formed_ns{0};
-    net.process("b", [in = std::move(ab_rx), out = std::move(ba_tx), &formed_ns]() mutable {
+    net.process("b", [in = std::move(ab_rx), out = std::move(ba_tx), &b_ns, now_ns]() mutable {
       in.read();
       out.write(1);
-      formed_ns = std::chrono::steady_clock::now().time_since_epoch().count();
+      b_ns = now_ns();
       in.read();
     });
     // Two pipelines of busy processes, so every worker is kept computing.
@@ -158,8 +162,8 @@ TEST_CASE("a local deadlock beside processes that compute 50 ms per message is r
       kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
       FAIL("the local deadlock was not reported");
     } catch (const kpn::DeadlockError& e) {
-      const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
-      const double took = static_cast<double>(now - formed_ns.load()) / 1e9;
+      const std::int64_t formed = std::max(a_ns.load(), b_ns.load());
+      const double took = static_cast<double>(now_ns() - formed) / 1e9;
       CAPTURE(took);
       CHECK(e.local());
       std::vector<std::string> cycle = e.cycle();
