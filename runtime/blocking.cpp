@@ -26,9 +26,9 @@ void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirecti
   self->wait_direction_.store(direction, std::memory_order_relaxed);
   self->release_after_switch_ = &lock;
   self->switch_to_worker(SwitchReason::Park);
-  // Back on a worker (maybe another one); the lock is not held. Whoever woke us cleared the slot.
-  self->wait_channel_.store(nullptr, std::memory_order_relaxed);
-  self->wait_direction_.store(WaitDirection::None, std::memory_order_relaxed);
+  // Back on a worker (maybe another one); the lock is not held. Whoever woke us cleared the slot. The
+  // wait fields keep their stale values: nobody reads them unless the state says BLOCKED, and then they
+  // are those of the current park.
   if (self->cancel_) {
     // Unwinding: nobody woke us, so we are still published in the slot.
     lock.lock();
@@ -36,12 +36,6 @@ void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirecti
     lock.unlock();
     throw detail::Cancelled{};
   }
-}
-
-void park(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelView& channel, WaitDirection direction) {
-  BusyWaitMutex& lock = *held.release();
-  park(lock, slot, channel, direction);
-  held = std::unique_lock<BusyWaitMutex>(lock);
 }
 
 void unblock(Process* p) {

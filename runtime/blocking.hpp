@@ -27,9 +27,14 @@ class Process;
 // from a process; `held` owns the lock that guards `slot`; `slot` is empty. Returns with the lock held
 // again. While the network stops it throws detail::Cancelled instead, with the lock released and `slot`
 // cleared. `channel` and `direction` say what it waits for (deadlock detection and reports).
-void park(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelView& channel, WaitDirection direction);
 // The low-level form: `lock` held on entry, released on return.
 void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirection direction);
+inline void park(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelView& channel,
+                 WaitDirection direction) {
+  BusyWaitMutex& lock = *held.release();
+  park(lock, slot, channel, direction);
+  held = std::unique_lock<BusyWaitMutex>(lock);
+}
 
 // Makes a parked process runnable. Precondition: the caller took `p` out of its waiter slot under the
 // slot's lock (it owns `p` now) and has released that lock. While the network stops it does nothing; the

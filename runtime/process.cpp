@@ -32,18 +32,10 @@ Process::~Process() {
 #endif
 }
 
-void Process::transition(ProcessState from, ProcessState to) noexcept {
-#if defined(KPN_DEBUG_CHECKS)
+void Process::check_transition(ProcessState from, ProcessState to) noexcept {
   const bool ok = state_.compare_exchange_strong(from, to, std::memory_order_acq_rel);
   assert(ok && "process state transition from a state the process is not in");
   (void)ok;
-#else
-  (void)from;
-  // Relaxed is enough: every transition is published to the next owner by a lock (a run-queue's, a
-  // channel's) or by the switch itself; the deadlock monitor, which reads without those, reads the state
-  // with acquire and the park count (released before BLOCKED) to know what it saw (deadlock_monitor.hpp).
-  state_.store(to, to == ProcessState::Blocked ? std::memory_order_release : std::memory_order_relaxed);
-#endif
 }
 
 ctx::fiber Process::entry(ctx::fiber&& worker) {

@@ -91,9 +91,9 @@ class Process {
   // The stack (top and usable size), for the stack-overflow report. Set at creation.
   const boost::context::stack_context& stack() const noexcept { return stack_; }
 
-  // What the process waits for while BLOCKED, for deadlock detection. Written by the process before it
-  // parks and read concurrently by the deadlock monitor, hence relaxed atomics; the monitor trusts them only
-  // when park_count() is the same before and after (deadlock_monitor.hpp).
+  // What the process waits for while BLOCKED (stale otherwise), for deadlock detection. Written by the
+  // process before it parks and read concurrently by the deadlock monitor, hence relaxed atomics; the
+  // monitor acts only on what channel snapshots confirm twice (deadlock_monitor.hpp).
   ChannelView* wait_channel() const noexcept { return wait_channel_.load(std::memory_order_relaxed); }
   WaitDirection wait_direction() const noexcept { return wait_direction_.load(std::memory_order_relaxed); }
   // Times parked: raised by the worker after each park's switch, before the state becomes BLOCKED.
@@ -110,8 +110,24 @@ class Process {
   friend void yield();
   friend void yield_for_lock();
 
-  // The only way the state changes; debug builds check that the process was in `from`.
-  void transition(ProcessState from, ProcessState to) noexcept;
+  // The only way the state changes; debug builds check that the process was in `from`. Inline, with
+  // constant memory orders (a run-time order would make the compiler emit a locked exchange): relaxed is
+  // enough because every transition is published to the next owner by a lock (a run-queue's, a channel's)
+  // or by the switch itself; only BLOCKED is released, for the deadlock monitor, which reads the state
+  // with acquire and then the park count (deadlock_monitor.hpp).
+  void transition(ProcessState from, ProcessState to) noexcept {
+#if defined(KPN_DEBUG_CHECKS)
+    check_transition(from, to);
+#else
+    (void)from;
+    if (to == ProcessState::Blocked) {
+      state_.store(to, std::memory_order_release);
+    } else {
+      state_.store(to, std::memory_order_relaxed);
+    }
+#endif
+  }
+  void check_transition(ProcessState from, ProcessState to) noexcept;
   // Runs on the process's own stack: the body, exception capture, cleanup.
   boost::context::fiber entry(boost::context::fiber&& worker);
   // Switches from the process's stack back to the worker that resumed it.

@@ -102,8 +102,9 @@ void WorkerThread::after_switch(Process& p) {
       BusyWaitMutex* lock = p.release_after_switch_;
       p.release_after_switch_ = nullptr;
       // The park count goes up before the state says BLOCKED (release), so the deadlock monitor, which
-      // reads the state with acquire and then the count, can tell two parks apart.
-      p.parks_.fetch_add(1, std::memory_order_release);
+      // reads the state with acquire and then the count, can tell two parks apart. Only the worker that
+      // owns the process writes it: a store of its own load, no locked instruction.
+      p.parks_.store(p.parks_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
       p.transition(ProcessState::Running, ProcessState::Blocked);
       // Everything above must be written before the unlock: from here on a waker may own `p`.
       lock->unlock();
