@@ -1,6 +1,7 @@
 #include "runtime/runtime.hpp"
 
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -44,7 +45,12 @@ void Runtime::interrupt() noexcept {
   // Remembered first, so that an interrupt arriving before run() has published its run (a SIGINT right
   // after the handler was installed) still stops it: run() looks at the flag after publishing.
   pending_interrupt_.store(true, std::memory_order_seq_cst);
+  // The run lives on run()'s stack. Counted in before looking, so that run(), which unpublishes the run
+  // and then waits for the count to drop to zero before the run is destroyed, never frees it under us;
+  // sequentially consistent, so either we see the run unpublished or run() sees us counted in.
+  interrupters_.fetch_add(1, std::memory_order_seq_cst);
   if (Run* run = current_run_.load(std::memory_order_seq_cst)) run->interrupt();
+  interrupters_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
 RunReport Runtime::run(NetworkSpec& network) {
@@ -56,14 +62,18 @@ RunReport Runtime::run(NetworkSpec& network) {
   } reset{running_};
   Run run(*scheduler_, pus_, topology_.get(), max_capacity_, scan_ms_);
   current_run_.store(&run, std::memory_order_seq_cst);
+  // Destroyed before `run`: unpublishes it and waits out any interrupt() that may still be using it (one
+  // atomic store away from done; a signal handler on this very thread finishes before we resume).
   struct Unpublish {
     std::atomic<Run*>& slot;
     std::atomic<bool>& pending;
+    std::atomic<int>& interrupters;
     ~Unpublish() {
       slot.store(nullptr, std::memory_order_seq_cst);
+      while (interrupters.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
       pending.store(false, std::memory_order_relaxed);  // it interrupted this run, not the next
     }
-  } unpublish{current_run_, pending_interrupt_};
+  } unpublish{current_run_, pending_interrupt_, interrupters_};
   // Sequentially consistent with interrupt(): either it sees the run published, or this sees its flag.
   if (pending_interrupt_.load(std::memory_order_seq_cst)) run.interrupt();
   return run.execute(network);

@@ -73,6 +73,7 @@ class Runtime {
   bool running_ = false;
   std::atomic<Run*> current_run_{nullptr};
   std::atomic<bool> pending_interrupt_{false};  // an interrupt() that no run has consumed yet
+  std::atomic<int> interrupters_{0};            // interrupt() calls that may be touching current_run_
 };
 
 }  // namespace kpn
