@@ -56,8 +56,10 @@ inline Outcome load_and_resolve(std::string_view input) {
   ResultSink discard([](std::string_view) {});
   try {
     (void)build_network(resolved, discard);
+  } catch (const TopologyError&) {
+    return Outcome::Refused;  // a kind's factory refused its arguments: reported at the declaration
   } catch (const std::invalid_argument&) {
-    return Outcome::Refused;  // a kind's factory refused its arguments
+    return Outcome::Refused;
   }
   return Outcome::Built;
 }
