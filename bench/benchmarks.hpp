@@ -5,11 +5,12 @@
 #include <string>
 
 #include "measure.hpp"
+#include "runtime/config.hpp"
 
 namespace kpn_bench {
 
 struct Options {
-  std::string scheduler = "ws-last";
+  std::string scheduler = kpn::config::kDefaultScheduler;
   int reps = 5;
 };
 

@@ -1,7 +1,7 @@
 // kpn-bench: microbenchmarks of the kpn runtime. Prints, for each benchmark, the median, minimum and
 // maximum over --reps repetitions and the configuration it ran under. See docs/performance.md.
 //
-//   build/bin/kpn-bench [--only NAME] [--scheduler ws-last|ws-cur] [--reps N] [--json]
+//   build/bin/kpn-bench [--only NAME] [--scheduler NAME] [--reps N] [--json]
 //
 // NAME is a benchmark (primitives, yield, pingpong-1cpu, ..., chain-2cpu) or a group (pingpong, chain).
 
@@ -59,8 +59,10 @@ int main(int argc, char** argv) {
   bool json = false;
   CLI::App app{"kpn-bench: microbenchmarks of the kpn runtime (median, min and max over repetitions)"};
   app.add_option("--only", only, "Run one benchmark, or one group (pingpong, chain)")->check(CLI::IsMember(names));
+  std::vector<std::string> policies;
+  for (const auto& info : kpn::scheduler_list()) policies.push_back(info.name);
   app.add_option("--scheduler", o.scheduler, "Scheduling policy")
-      ->check(CLI::IsMember({"ws-cur", "ws-last"}))
+      ->check(CLI::IsMember(policies))
       ->capture_default_str();
   app.add_option("--reps", o.reps, "Repetitions per benchmark")->check(CLI::Range(1, 1000))->capture_default_str();
   app.add_flag("--json", json, "One JSON object per benchmark and line");

@@ -51,4 +51,14 @@ inline constexpr unsigned kMaxCpus = 4096;
 // Initial slots of a run-queue's ring buffer; it doubles when full and never shrinks.
 inline constexpr std::size_t kRunQueueInitialCapacity = 256;
 
+// The `handoff` policy (schedulers/handoff.hpp). A worker runs a process readied by its own running process
+// next, but at most this many times in a row before it takes the head of its queue (so two processes that
+// keep waking each other cannot starve the rest).
+inline constexpr unsigned kRunnextStreak = 32;
+// Rounds over every other worker's queue that an idle searcher makes, a short pause between rounds, before
+// it goes to sleep.
+inline constexpr unsigned kSearchRounds = 16;
+// Most processes one steal takes (it takes half the victim's queue, up to this).
+inline constexpr std::size_t kMaxStealBatch = 128;
+
 }  // namespace kpn::config

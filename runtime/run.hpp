@@ -42,6 +42,7 @@ class Run final : public SchedulerContext {
   const CpuTopology* topology() const noexcept override { return topology_; }
   ProcessGraph live_graph() override;
   void for_each_live_process(const std::function<void(Process&)>& visit) override;
+  IdleWorkers& idle_workers() noexcept override { return shared_.idle; }
 
  private:
   void run_workers();

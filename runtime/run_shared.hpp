@@ -8,6 +8,7 @@
 #include <string>
 
 #include "runtime/channel_registry.hpp"
+#include "runtime/idle_workers.hpp"
 #include "runtime/process_id.hpp"
 #include "runtime/process_options.hpp"
 #include "runtime/process_table.hpp"
@@ -23,7 +24,9 @@ class Scheduler;
 class Worker;
 
 struct RunShared {
-  RunShared(Scheduler& policy, unsigned workers) : scheduler(policy), stacks(workers) {}
+  RunShared(Scheduler& policy, unsigned workers) : scheduler(policy), stacks(workers), idle(workers) {
+    stop.on_stop([](void* idle_workers) noexcept { static_cast<IdleWorkers*>(idle_workers)->wake_all(); }, &idle);
+  }
   RunShared(const RunShared&) = delete;
   RunShared& operator=(const RunShared&) = delete;
 
@@ -37,6 +40,7 @@ struct RunShared {
   Scheduler& scheduler;
   StopState stop;
   StackPool stacks;
+  IdleWorkers idle;  // sleeping workers, for policies that let them sleep; woken when the run stops
   ProcessTable table;
   ChannelRegistry channels;
   Quiescence quiescence;

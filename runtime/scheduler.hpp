@@ -25,6 +25,7 @@
 namespace kpn {
 
 class CpuTopology;
+class IdleWorkers;
 class Process;
 class Worker;
 
@@ -41,6 +42,9 @@ class SchedulerContext {
   // Calls `visit` for every unfinished process, holding the process table's lock (so none finishes
   // meanwhile): keep it short, it delays every process that spawns or finishes.
   virtual void for_each_live_process(const std::function<void(Process&)>& visit) = 0;
+  // Lets idle workers sleep instead of spinning (idle_workers.hpp): a policy that uses it calls
+  // notify_work() whenever it makes a process runnable where a sleeping worker could take it.
+  virtual IdleWorkers& idle_workers() noexcept = 0;
 
  protected:
   ~SchedulerContext() = default;

@@ -16,7 +16,17 @@ namespace kpn {
 class StopState {
  public:
   bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
-  void request_stop() noexcept { stopping_.store(true, std::memory_order_release); }
+  void request_stop() noexcept {
+    stopping_.store(true, std::memory_order_release);
+    if (hook_ != nullptr) hook_(hook_context_);
+  }
+  // Called (with `context`) by every request_stop, after the flag is set: it wakes sleeping workers
+  // (idle_workers.hpp). Set once, before any worker starts; must be async-signal-safe and idempotent.
+  using StopHook = void (*)(void* context) noexcept;
+  void on_stop(StopHook hook, void* context) noexcept {
+    hook_ = hook;
+    hook_context_ = context;
+  }
   // Stops the run from outside; async-signal-safe (no lock, no allocation).
   void interrupt() noexcept {
     interrupted_.store(true, std::memory_order_relaxed);
@@ -34,6 +44,8 @@ class StopState {
 
  private:
   std::atomic<bool> stopping_{false};
+  StopHook hook_ = nullptr;
+  void* hook_context_ = nullptr;
   std::atomic<bool> interrupted_{false};
   std::mutex mutex_;                   // guards failure_
   std::unique_ptr<RunError> failure_;  // the first failure wins

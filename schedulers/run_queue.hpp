@@ -48,6 +48,19 @@ class RunQueue {
     set_size(size_ - 1);
     return slots_[(head_ + size_) & mask_];
   }
+  // Takes the older half of the entries (at least one, at most `max`) from the front into `out`, under one
+  // lock: a thief's batch (Go's runqgrab). Returns how many.
+  std::size_t pop_front_half(Process** out, std::size_t max) {
+    std::lock_guard g(lock_);
+    std::size_t n = size_ - size_ / 2;
+    if (n > max) n = max;
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = slots_[head_];
+      head_ = (head_ + 1) & mask_;
+    }
+    set_size(size_ - n);
+    return n;
+  }
   // Forgets every entry (a new run begins; the old entries belonged to the last run).
   void clear() {
     std::lock_guard g(lock_);

@@ -1,6 +1,8 @@
 #pragma once
 // schedulers/: the scheduling policies, behind runtime's Scheduler interface, each in one file pair that
 // registers it by name (kpn-run --help and kpn::scheduler_list() show them all):
+//   handoff   the default: work stealing where a woken process runs next on its waker's worker, thieves
+//             take half a queue, and idle workers sleep (handoff.hpp)
 //   ws-cur    work stealing; an unblocked process goes to the front of the waker's queue (the Nornir
 //             paper's "original" algorithm)
 //   ws-last   work stealing; an unblocked process goes to the front of the queue of the worker it last ran
@@ -13,5 +15,6 @@
 
 #include "runtime/scheduler_registry.hpp"
 #include "schedulers/graph_partition.hpp"
+#include "schedulers/handoff.hpp"
 #include "schedulers/local.hpp"
 #include "schedulers/work_stealing.hpp"

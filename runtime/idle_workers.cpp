@@ -1,0 +1,105 @@
+#include "runtime/idle_workers.hpp"
+
+#include <climits>
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace kpn {
+namespace {
+
+// The raw system call rather than std::atomic::wait: notify must be async-signal-safe (wake_all runs in a
+// signal handler), and libstdc++'s notify may take a lock.
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+
+void futex_wake(std::atomic<std::uint32_t>& word) noexcept {
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+}
+
+}  // namespace
+
+IdleWorkers::IdleWorkers(unsigned workers) : workers_(workers), words_(std::make_unique<Word[]>(workers)) {}
+
+void IdleWorkers::notify_work() noexcept {
+  for (;;) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // A searcher that has not yet passed its fence will see the work (header); one that has, has also
+    // stopped counting itself as a searcher.
+    if (searching_.load(std::memory_order_relaxed) != 0 || sleeping_.load(std::memory_order_relaxed) == 0) return;
+    // One wake-up at a time: the woken worker counts as a searcher from here on, so the next notify_work
+    // leaves it to it (Go's wakep: CAS nmspinning 0 -> 1).
+    unsigned expected = 0;
+    if (!searching_.compare_exchange_strong(expected, 1, std::memory_order_seq_cst)) return;
+    const unsigned start = next_victim_.fetch_add(1, std::memory_order_relaxed);
+    for (unsigned k = 0; k < workers_; ++k) {
+      Word& w = words_[(start + k) % workers_];
+      std::uint32_t sleeping = kSleeping;
+      if (w.state.compare_exchange_strong(sleeping, kNotified, std::memory_order_acq_rel)) {
+        sleeping_.fetch_sub(1, std::memory_order_relaxed);
+        wakeups_.fetch_add(1, std::memory_order_relaxed);
+        futex_wake(w.state);
+        return;
+      }
+    }
+    // Nobody was asleep after all (each took itself back, having seen work or the stop). While this call
+    // counted as a searcher, another notify_work may have trusted it and returned, and a worker may have
+    // announced its sleep after the scan passed it: so give the search back and look again.
+    searching_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+}
+
+bool IdleWorkers::try_start_searching() noexcept {
+  unsigned n = searching_.load(std::memory_order_relaxed);
+  do {
+    if (2 * n >= workers_) return false;
+  } while (!searching_.compare_exchange_weak(n, n + 1, std::memory_order_seq_cst, std::memory_order_relaxed));
+  return true;
+}
+
+void IdleWorkers::stop_searching(bool found_more) noexcept {
+  const unsigned before = searching_.fetch_sub(1, std::memory_order_seq_cst);
+  if (before == 1 && found_more) notify_work();
+}
+
+void IdleWorkers::announce(unsigned index, bool was_searching) noexcept {
+  if (was_searching) searching_.fetch_sub(1, std::memory_order_seq_cst);
+  words_[index].state.store(kSleeping, std::memory_order_seq_cst);
+  sleeping_.fetch_add(1, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+bool IdleWorkers::withdraw(unsigned index) noexcept {
+  std::uint32_t sleeping = kSleeping;
+  if (words_[index].state.compare_exchange_strong(sleeping, kAwake, std::memory_order_acq_rel)) {
+    sleeping_.fetch_sub(1, std::memory_order_relaxed);
+    return true;
+  }
+  // A waker (or wake_all) owns the wake-up; it has already counted the sleeper out.
+  words_[index].state.store(kAwake, std::memory_order_relaxed);
+  return false;
+}
+
+bool IdleWorkers::wait(unsigned index) noexcept {
+  sleeps_.fetch_add(1, std::memory_order_relaxed);
+  Word& w = words_[index];
+  while (w.state.load(std::memory_order_acquire) == kSleeping) futex_wait(w.state, kSleeping);
+  w.state.store(kAwake, std::memory_order_relaxed);
+  return !stopping_.load(std::memory_order_acquire);
+}
+
+void IdleWorkers::wake_all() noexcept {
+  stopping_.store(true, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (unsigned i = 0; i < workers_; ++i) {
+    std::uint32_t sleeping = kSleeping;
+    if (words_[i].state.compare_exchange_strong(sleeping, kNotified, std::memory_order_acq_rel)) {
+      sleeping_.fetch_sub(1, std::memory_order_relaxed);
+      futex_wake(words_[i].state);
+    }
+  }
+}
+
+}  // namespace kpn

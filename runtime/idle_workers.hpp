@@ -1,0 +1,97 @@
+#pragma once
+// Idle workers that sleep instead of spinning, for policies that want it (the `handoff` policy; the Nornir
+// paper's work stealing keeps its busy-waiting loop, which is what it measures). The mechanism is Go's
+// (runtime/proc.go: wakep, findRunnable's "delicate dance" before stopm):
+//
+//   A worker with nothing to run may become a *searcher* (at most half the workers at once) and look for
+//   work to steal. A searcher that finds none stops searching, announces that it sleeps, looks once more
+//   at every queue (the policy's `has_work`), and only then waits on a futex. A policy that makes a
+//   process runnable somewhere another worker could take it calls notify_work(): if nobody searches and
+//   somebody sleeps, it wakes exactly one sleeper, which starts as a searcher.
+//
+// Why no wake-up is lost. Both sides are a store, a sequentially consistent fence, then a load:
+//   waker:   put the process in a queue;          fence; load `searching_` and the sleepers.
+//   sleeper: searching_ - 1, state = Sleeping;    fence; look at every queue (has_work) and `stopping`.
+// In the single total order of the two fences one comes first, and the side whose fence is second sees
+// the other's store. So either the waker sees the sleeper (and wakes it, or sees a searcher that is not
+// yet past its own fence and will therefore see the work), or the sleeper sees the work and does not
+// sleep. Stopping is the same pattern: the stopper sets the flag, fences, and wakes every sleeper.
+//
+// A worker's word: Awake -> Sleeping (the worker, announcing) -> Notified (a waker, which owns the wake-up
+// from then on) -> Awake (the worker, once woken). A worker that changes its mind while still Sleeping
+// takes itself back with a CAS Sleeping -> Awake; if the CAS fails a waker got there first, and the worker
+// goes on as the searcher the waker made it.
+//
+// wake_all() is async-signal-safe (atomics and the futex system call only): Runtime::interrupt() calls it
+// through StopState from a signal handler.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+namespace kpn {
+
+class IdleWorkers {
+ public:
+  explicit IdleWorkers(unsigned workers);
+  IdleWorkers(const IdleWorkers&) = delete;
+  IdleWorkers& operator=(const IdleWorkers&) = delete;
+
+  // Called by a policy after it made a process runnable where another worker could take it. Costs a fence
+  // and one or two loads unless it has to wake someone.
+  void notify_work() noexcept;
+
+  // The calling worker wants to search for work. False (and it should sleep) when half the workers already
+  // search: more thieves only contend for the same queues.
+  bool try_start_searching() noexcept;
+  // A searcher found work. If it was the last searcher and it found more than it can run, another sleeper
+  // is woken to look (Go's resetspinning): the work it left behind may be stealable.
+  void stop_searching(bool found_more) noexcept;
+  unsigned searching() const noexcept { return searching_.load(std::memory_order_relaxed); }
+
+  // Worker `index` (a searcher or not, as told by `was_searching`) has found nothing and sleeps until
+  // notified or the run stops, unless `has_work()` (the policy's look at every queue, with relaxed loads
+  // at least) is true once it has announced itself, or the run is stopping. Returns true if it woke as a
+  // searcher (a waker made it one), false otherwise.
+  template <class HasWork>
+  bool sleep(unsigned index, bool was_searching, HasWork has_work);
+
+  // The run stops: every sleeper wakes. Async-signal-safe.
+  void wake_all() noexcept;
+
+  // Counts for the report: how often workers went to sleep, and how often a waker woke one.
+  std::uint64_t sleeps() const noexcept { return sleeps_.load(std::memory_order_relaxed); }
+  std::uint64_t wakeups() const noexcept { return wakeups_.load(std::memory_order_relaxed); }
+
+ private:
+  enum : std::uint32_t { kAwake = 0, kSleeping = 1, kNotified = 2 };
+  struct alignas(64) Word {
+    std::atomic<std::uint32_t> state{kAwake};
+  };
+
+  // Announces worker `index` as sleeping (after giving up searching); the fence of the protocol follows.
+  void announce(unsigned index, bool was_searching) noexcept;
+  // Takes the announcement back; true if that worked, false if a waker already notified it (it is then a
+  // searcher).
+  bool withdraw(unsigned index) noexcept;
+  // Waits until notified; returns true (woken as a searcher) unless woken by wake_all.
+  bool wait(unsigned index) noexcept;
+
+  const unsigned workers_;
+  std::unique_ptr<Word[]> words_;
+  alignas(64) std::atomic<unsigned> searching_{0};
+  std::atomic<unsigned> sleeping_{0};
+  std::atomic<unsigned> next_victim_{0};  // where the next wake-up starts looking, so sleepers take turns
+  std::atomic<bool> stopping_{false};     // set by wake_all; a sleeper never waits after it
+  std::atomic<std::uint64_t> sleeps_{0};
+  std::atomic<std::uint64_t> wakeups_{0};
+};
+
+template <class HasWork>
+bool IdleWorkers::sleep(unsigned index, bool was_searching, HasWork has_work) {
+  announce(index, was_searching);
+  if (has_work() || stopping_.load(std::memory_order_relaxed)) return !withdraw(index);
+  return wait(index);
+}
+
+}  // namespace kpn

@@ -1,0 +1,180 @@
+#include "schedulers/handoff.hpp"
+
+#include <array>
+
+#include "runtime/config.hpp"
+#include "runtime/cpu_relax.hpp"
+#include "runtime/idle_workers.hpp"
+#include "runtime/process.hpp"
+#include "runtime/scheduler_registry.hpp"
+#include "runtime/worker.hpp"
+
+namespace kpn {
+namespace {
+
+void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
+  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void HandoffScheduler::start(SchedulerContext& context) {
+  const auto workers = context.workers();
+  workers_.assign(workers.begin(), workers.end());
+  slots_ = std::make_unique<Slot[]>(workers_.size());  // a new run forgets the last run's queues
+  for (std::size_t i = 0; i < workers_.size(); ++i) slots_[i].seen.resize(workers_.size());
+  idle_ = &context.idle_workers();
+  next_initial_ = 0;
+}
+
+HandoffScheduler::Slot& HandoffScheduler::slot(const Worker& w) noexcept {
+  return slots_[static_cast<std::size_t>(w.index())];
+}
+
+void HandoffScheduler::on_spawn(Process& p, Worker* spawner) {
+  if (spawner == nullptr) {
+    slots_[next_initial_].queue.push_back(&p);
+    next_initial_ = (next_initial_ + 1) % workers_.size();
+    return;
+  }
+  slot(*spawner).queue.push_back(&p);
+  idle_->notify_work();
+}
+
+void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
+  if (waker != nullptr && waker->index() >= 0) {
+    Slot& s = slot(*waker);
+    if (Process* displaced = s.next.exchange(&p, std::memory_order_acq_rel)) s.queue.push_back(displaced);
+    bump(s.handoffs);
+  } else {
+    const int last = p.last_worker();
+    slots_[last >= 0 ? static_cast<std::size_t>(last) : 0].queue.push_back(&p);
+  }
+  // Even for the next slot: the waker may compute for a long time before it blocks, and a searcher then
+  // takes the process (take_stale_next).
+  idle_->notify_work();
+}
+
+void HandoffScheduler::on_yield(Process& p, Worker& w) {
+  slot(w).queue.push_back(&p);
+  idle_->notify_work();
+}
+
+Process* HandoffScheduler::pick_next(Worker& w) {
+  Slot& s = slot(w);
+  Process* p = nullptr;
+  if (s.next.load(std::memory_order_relaxed) != nullptr) {
+    p = s.next.exchange(nullptr, std::memory_order_acq_rel);
+    if (p != nullptr && ++s.streak > config::kRunnextStreak) {
+      // Fairness: the hand-off waits behind whatever the queue holds.
+      s.queue.push_back(p);
+      p = nullptr;
+    }
+  }
+  if (p == nullptr) {
+    s.streak = 0;
+    p = s.queue.pop_front();
+  }
+  if (p == nullptr) p = steal(w, s);
+  if (p != nullptr) {
+    s.idle_rounds = 0;
+    if (s.searching) {
+      s.searching = false;
+      idle_->stop_searching(s.queue.size_hint() > 0);
+    }
+  }
+  return p;
+}
+
+Process* HandoffScheduler::steal(Worker& w, Slot& mine) {
+  const std::size_t n = workers_.size();
+  if (n < 2) return nullptr;
+  if (!mine.searching) {
+    if (!idle_->try_start_searching()) return nullptr;
+    mine.searching = true;
+  }
+  const std::size_t self = static_cast<std::size_t>(w.index());
+  const std::size_t first = static_cast<std::size_t>(w.next_random() % n);
+  std::array<Process*, config::kMaxStealBatch> batch;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t victim = (first + k) % n;
+    if (victim == self) continue;
+    WorkerCounters::bump(w.counters().steal_attempts);
+    Slot& v = slots_[victim];
+    std::size_t got = 0;
+    // The lock only for a queue that shows work; pop_front_half takes at least one if it still has any.
+    if (v.queue.size_hint() > 0) got = v.queue.pop_front_half(batch.data(), batch.size());
+    if (got > 0) {
+      WorkerCounters::bump(w.counters().steals);
+      bump(mine.stolen_processes, got);
+      for (std::size_t i = 1; i < got; ++i) mine.queue.push_back(batch[i]);
+      return batch[0];
+    }
+    if (Process* p = take_stale_next(mine, victim)) {
+      WorkerCounters::bump(w.counters().steals);
+      bump(mine.next_steals);
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+Process* HandoffScheduler::take_stale_next(Slot& mine, std::size_t victim) {
+  Slot& v = slots_[victim];
+  Sighting& seen = mine.seen[victim];
+  Process* next = v.next.load(std::memory_order_acquire);
+  const std::uint64_t switches = workers_[victim]->counters().context_switches.load(std::memory_order_relaxed);
+  if (next == nullptr || next != seen.next || switches != seen.switches) {
+    seen = {next, switches};
+    return nullptr;
+  }
+  seen = {};
+  // Only the exchange decides: the victim may have taken it meanwhile (then `next` is someone else's or
+  // null, and the CAS fails).
+  return v.next.compare_exchange_strong(next, nullptr, std::memory_order_acq_rel) ? next : nullptr;
+}
+
+bool HandoffScheduler::any_queued() const noexcept {
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    if (slots_[i].queue.size_hint() > 0) return true;
+  }
+  return false;
+}
+
+void HandoffScheduler::on_idle(Worker& w) {
+  Slot& s = slot(w);
+  if (s.searching && ++s.idle_rounds < config::kSearchRounds) {
+    for (int i = 0; i < 32; ++i) cpu_relax();
+    return;
+  }
+  s.idle_rounds = 0;
+  const bool was_searching = s.searching;
+  s.searching = idle_->sleep(static_cast<unsigned>(w.index()), was_searching, [this] { return any_queued(); });
+}
+
+std::vector<std::pair<std::string, double>> HandoffScheduler::stats() const {
+  std::uint64_t handoffs = 0, stolen = 0, next_steals = 0;
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    handoffs += slots_[i].handoffs.load(std::memory_order_relaxed);
+    stolen += slots_[i].stolen_processes.load(std::memory_order_relaxed);
+    next_steals += slots_[i].next_steals.load(std::memory_order_relaxed);
+  }
+  std::vector<std::pair<std::string, double>> out{{"handoffs", static_cast<double>(handoffs)},
+                                                   {"stolen_processes", static_cast<double>(stolen)},
+                                                   {"next_slot_steals", static_cast<double>(next_steals)}};
+  if (idle_ != nullptr) {
+    out.emplace_back("sleeps", static_cast<double>(idle_->sleeps()));
+    out.emplace_back("wakeups", static_cast<double>(idle_->wakeups()));
+  }
+  return out;
+}
+
+namespace {
+const SchedulerRegistration handoff{
+    "handoff",
+    "the default: work stealing with local hand-off (a woken process runs next on its waker's worker), "
+    "steal-half, and idle workers that sleep",
+    [] { return std::make_unique<HandoffScheduler>(); }};
+}  // namespace
+
+}  // namespace kpn

@@ -1,0 +1,82 @@
+#pragma once
+// handoff: kpn's default policy. Work stealing built for process networks, where a write usually readies
+// the reader and a read usually readies the writer (what Go's scheduler does for goroutines, runtime/proc.go):
+//
+//   Hand-offs stay local. A process unblocked by the process running on worker w goes into w's *next*
+//   slot and runs as soon as the current process blocks, on the same CPU and with the message still in
+//   its cache. A process displaced from the slot goes to the back of w's queue. After kRunnextStreak
+//   hand-offs in a row the slot's process goes behind the queue instead, so two processes that keep
+//   waking each other cannot starve the rest of the queue.
+//   Queues are FIFO. Spawned and yielding processes go to the back of their worker's queue; the initial
+//   network is dealt round-robin. A process unblocked from outside the run's workers (the deadlock monitor
+//   growing a channel) goes to the queue of the worker it last ran on.
+//   Thieves take half. An idle worker becomes a searcher (at most half the workers search at once) and
+//   visits the other workers from a random one on: it looks at a victim's queue size without a lock and
+//   locks only a queue that has work, then takes the older half of it. It takes a victim's next slot only
+//   when it has seen the same process there twice with no context switch on the victim in between (the
+//   victim is inside a long computation, so the hand-off would wait for it).
+//   Idle workers sleep. After kSearchRounds fruitless rounds a searcher sleeps on a futex; whoever makes a
+//   process runnable wakes one sleeper if nobody searches (the protocol and its argument are in
+//   runtime/idle_workers.hpp). An idle CPU costs nothing.
+//
+// Who touches what: a slot's queue has its own lock. A slot's `next` is written by its worker (it is the
+// only one that readies processes into it) and taken with an atomic exchange by its worker or a thief, so
+// each process in it is handed out exactly once. Everything else in a slot belongs to its worker alone,
+// except the counters, which others read only after the run.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "runtime/scheduler.hpp"
+#include "schedulers/run_queue.hpp"
+
+namespace kpn {
+
+class IdleWorkers;
+
+class HandoffScheduler final : public Scheduler {
+ public:
+  std::string_view name() const noexcept override { return "handoff"; }
+  void start(SchedulerContext& context) override;
+  void on_spawn(Process& p, Worker* spawner) override;
+  void on_unblock(Process& p, Worker* waker) override;
+  void on_yield(Process& p, Worker& w) override;
+  Process* pick_next(Worker& w) override;
+  void on_idle(Worker& w) override;
+  std::vector<std::pair<std::string, double>> stats() const override;
+
+ private:
+  struct Sighting {  // a thief's last look at a victim's next slot
+    Process* next = nullptr;
+    std::uint64_t switches = 0;
+  };
+  struct alignas(64) Slot {
+    RunQueue queue;
+    std::atomic<Process*> next{nullptr};
+    // The worker's own.
+    unsigned streak = 0;        // hand-offs run in a row
+    unsigned idle_rounds = 0;   // fruitless search rounds since it last ran something
+    bool searching = false;
+    std::vector<Sighting> seen;  // per victim
+    // Written by the worker (relaxed, no contention), summed after the run.
+    std::atomic<std::uint64_t> handoffs{0};
+    std::atomic<std::uint64_t> stolen_processes{0};
+    std::atomic<std::uint64_t> next_steals{0};
+  };
+
+  Slot& slot(const Worker& w) noexcept;
+  Process* steal(Worker& w, Slot& mine);
+  // A victim's next slot, if it has sat there since this thief's last look with no switch on the victim.
+  Process* take_stale_next(Slot& mine, std::size_t victim);
+  bool any_queued() const noexcept;
+
+  std::vector<Worker*> workers_;
+  std::unique_ptr<Slot[]> slots_;
+  IdleWorkers* idle_ = nullptr;
+  std::size_t next_initial_ = 0;  // round-robin cursor; used before the workers start only
+};
+
+}  // namespace kpn

@@ -1,0 +1,166 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <kpn.hpp>
+
+// The handoff policy's own promises: idle workers sleep and are woken for new work, a woken process runs
+// next without starving the rest, and stopping reaches sleeping workers. (Every other test runs it too, as
+// one of all_configs().)
+
+namespace {
+
+double stat(const kpn::RunReport& r, const std::string& name) {
+  for (const auto& [k, v] : r.scheduler_stats) {
+    if (k == name) return v;
+  }
+  FAIL("no statistic " << name);
+  return 0;
+}
+
+void spin_for(std::chrono::microseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+}  // namespace
+
+TEST_CASE("handoff: an idle worker sleeps instead of spinning while another computes", "[schedulers][handoff]") {
+  kpn::Network net;
+  net.process("busy", [] { spin_for(std::chrono::milliseconds(200)); });
+  const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "handoff"}).run(net);
+  CHECK(stat(r, "sleeps") >= 1);
+  // ws-last makes about a million steal attempts in 200 ms here; a sleeping worker makes a few rounds.
+  CHECK(r.steal_attempts < 1000);
+}
+
+TEST_CASE("handoff: a process spawned by a computing process wakes a sleeping worker and runs beside it",
+          "[schedulers][handoff]") {
+  for (unsigned cpus : {2u, 4u}) {
+    CAPTURE(cpus);
+    std::atomic<bool> child_ran{false};
+    std::atomic<bool> gave_up{false};
+    kpn::Network net;
+    net.process("parent", [&] {
+      // Let the other workers go to sleep first.
+      spin_for(std::chrono::milliseconds(20));
+      kpn::spawn("child", [&] { child_ran = true; });
+      // The parent never blocks or yields: the child can only run on another worker, which must wake.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (!child_ran.load()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          gave_up = true;
+          break;
+        }
+      }
+    });
+    const kpn::RunReport r = kpn::Runtime({.cpus = cpus, .scheduler = "handoff"}).run(net);
+    CHECK(child_ran.load());
+    CHECK_FALSE(gave_up.load());
+    CHECK(stat(r, "wakeups") >= 1);
+  }
+}
+
+TEST_CASE("handoff: many short bursts of work separated by idle spells all complete", "[schedulers][handoff]") {
+  for (unsigned cpus : {1u, 2u, 4u}) {
+    CAPTURE(cpus);
+    constexpr int kRounds = 200;
+    constexpr int kFanOut = 4;
+    long total = 0;
+    kpn::Network net;
+    net.process("root", [&] {
+      for (int round = 0; round < kRounds; ++round) {
+        // Idle spell: the other workers find nothing and go to sleep.
+        spin_for(std::chrono::microseconds(200));
+        std::vector<kpn::Reader<long>> replies;
+        for (int k = 0; k < kFanOut; ++k) {
+          auto [tx, rx] = kpn::channel<long>(1, "reply-" + std::to_string(round) + "-" + std::to_string(k));
+          replies.push_back(std::move(rx));
+          kpn::spawn("burst-" + std::to_string(round) + "-" + std::to_string(k),
+                     [out = std::move(tx), v = long{round * kFanOut + k}]() mutable { out.write(v); });
+        }
+        for (auto& rx : replies) total += *rx.read();
+      }
+    });
+    kpn::Runtime({.cpus = cpus, .scheduler = "handoff"}).run(net);
+    const long n = long{kRounds} * kFanOut;
+    CHECK(total == n * (n - 1) / 2);
+  }
+}
+
+TEST_CASE("handoff: two processes waking each other do not starve a third on the same worker",
+          "[schedulers][handoff]") {
+  // One worker: a and b ping-pong up to kLimit times; c needs the CPU 1,000 times (it yields). If the
+  // next slot always won, c would finish only after the ping-pong; the streak cap lets it in every
+  // kRunnextStreak hand-offs.
+  constexpr long kLimit = 2'000'000;
+  std::atomic<bool> c_done{false};
+  std::atomic<long> rounds_when_c_done{-1};
+  std::atomic<long> rounds{0};
+  kpn::Network net;
+  auto [ab_tx, ab_rx] = net.channel<long>(1, "a->b");
+  auto [ba_tx, ba_rx] = net.channel<long>(1, "b->a");
+  net.process("a", [out = std::move(ab_tx), in = std::move(ba_rx), &c_done, &rounds]() mutable {
+    for (long i = 0; i < kLimit && !c_done.load(std::memory_order_relaxed); ++i) {
+      out.write(i);
+      in.read();
+      rounds.store(i + 1, std::memory_order_relaxed);
+    }
+  });
+  net.process("b", [in = std::move(ab_rx), out = std::move(ba_tx)]() mutable {
+    while (auto v = in.read()) out.write(*v);
+  });
+  net.process("c", [&] {
+    for (int i = 0; i < 1000; ++i) kpn::yield();
+    rounds_when_c_done = rounds.load();
+    c_done = true;
+  });
+  kpn::Runtime({.cpus = 1, .scheduler = "handoff"}).run(net);
+  REQUIRE(c_done.load());
+  CHECK(rounds_when_c_done.load() < kLimit);
+}
+
+TEST_CASE("handoff: interrupt reaches workers that sleep while one process computes", "[schedulers][handoff]") {
+  std::atomic<bool> started{false};
+  kpn::Network net;
+  net.process("computes", [&] {
+    started = true;
+    for (;;) {
+      spin_for(std::chrono::milliseconds(1));
+      kpn::yield();  // where the stopping run unwinds it
+    }
+  });
+  kpn::Runtime rt({.cpus = 4, .scheduler = "handoff"});
+  std::thread stopper([&] {
+    while (!started.load()) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the other three workers are asleep by now
+    rt.interrupt();
+  });
+  CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
+  stopper.join();
+}
+
+TEST_CASE("handoff: a deadlock is reported while the other workers sleep", "[schedulers][handoff]") {
+  for (unsigned cpus : {1u, 2u, 4u}) {
+    CAPTURE(cpus);
+    kpn::Network net;
+    auto [to_b_tx, to_b_rx] = net.channel<int>(1, "a->b");
+    auto [to_a_tx, to_a_rx] = net.channel<int>(1, "b->a");
+    // Each waits for the other, which never writes: a global deadlock, reached after the other workers
+    // have gone to sleep.
+    net.process("a", [out = std::move(to_b_tx), in = std::move(to_a_rx)]() mutable {
+      spin_for(std::chrono::milliseconds(30));
+      in.read();
+    });
+    net.process("b", [out = std::move(to_a_tx), in = std::move(to_b_rx)]() mutable {
+      spin_for(std::chrono::milliseconds(30));
+      in.read();
+    });
+    CHECK_THROWS_AS(kpn::Runtime({.cpus = cpus, .scheduler = "handoff"}).run(net), kpn::DeadlockError);
+  }
+}
