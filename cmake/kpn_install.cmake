@@ -44,7 +44,8 @@ install(DIRECTORY DESTINATION ${KPN_INSTALL_PLUGINDIR} COMPONENT runtime)
 
 install(EXPORT kpnTargets NAMESPACE kpn:: DESTINATION ${KPN_INSTALL_CMAKEDIR} COMPONENT devel)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/kpnConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/kpnConfig.cmake INSTALL_DESTINATION ${KPN_INSTALL_CMAKEDIR})
+  ${PROJECT_BINARY_DIR}/kpnConfig.cmake INSTALL_DESTINATION ${KPN_INSTALL_CMAKEDIR}
+  PATH_VARS KPN_INSTALL_PLUGINDIR)
 # While the major version is 0, a minor release may break the API (as the soname says): 0.1.x only.
 if(PROJECT_VERSION_MAJOR EQUAL 0)
   set(kpn_compatibility SameMinorVersion)
