@@ -62,8 +62,12 @@ expect_consumer_output() {
 }
 
 step "find_package(kpn)"
-cmake -S tests/consumer -B "$work/find-package" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$prefix" > /dev/null
+# A Debug program against the Release library: it must not see the library's Debug-only KPN_DEBUG_CHECKS.
+cmake -S tests/consumer -B "$work/find-package" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON > /dev/null
+if grep -q KPN_DEBUG_CHECKS "$work/find-package/compile_commands.json"; then
+  fail "a Debug consumer of a Release kpn gets KPN_DEBUG_CHECKS"
+fi
 cmake --build "$work/find-package" -j"$jobs" > /dev/null
 check_needed "$work/find-package/kpn-consumer"
 expect_consumer_output "$work/find-package/kpn-consumer"
