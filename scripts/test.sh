@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets up the machine (apt, idempotent), builds kpn in Release with warnings as errors, and runs the test
-# suite. With --tsan, --asan or --ubsan it then builds the suite with that sanitizer (build-thread/,
+# Sets up the machine (apt, idempotent), builds kpn in Release with warnings as errors, runs the test suite,
+# and checks the installed package (scripts/check_package.sh). With --tsan, --asan or --ubsan it then builds the suite with that sanitizer (build-thread/,
 # build-address/, build-undefined/) and runs it again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +19,8 @@ bash scripts/setup.sh
 python3 scripts/check_layers.py
 bash scripts/build.sh -DKPN_WERROR=ON
 ctest --test-dir build --output-on-failure
+# Install, find_package, pkg-config, FetchContent, the installed kpn-run and plugins (docs/packaging.md).
+bash scripts/check_package.sh
 
 for san in "${sanitizers[@]}"; do
   dir="build-$san"

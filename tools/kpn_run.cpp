@@ -21,6 +21,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -297,6 +298,41 @@ std::string report_json(const Options& opt, const kpn::ResolvedNetwork& net, con
   return kpn::utf8_sanitized(report.to_json(opt.stats_detail, prefix)) + "\n";
 }
 
+#ifndef KPN_PLUGIN_DIRS
+#error "KPN_PLUGIN_DIRS must be defined by the build (tools/CMakeLists.txt)"
+#endif
+
+// What dlopen() is given for --plugin LIB. A LIB with a '/' is a path, used as it is. A bare file name
+// (libkpn-example-plugin.so, or kpn-example-plugin for lib<name>.so) is looked for in $KPN_PLUGIN_PATH
+// (':'-separated), then in the plugin folders relative to this executable, KPN_PLUGIN_DIRS (the installed
+// lib/kpn/plugins, and the build tree's lib/); found nowhere, it goes to dlopen() unchanged, which searches
+// the library path as before.
+std::string plugin_file(const std::string& plugin) {
+  namespace fs = std::filesystem;
+  if (plugin.empty() || plugin.find('/') != std::string::npos) return plugin;
+  std::vector<fs::path> dirs;
+  auto add_dirs = [&dirs](const std::string& list, const fs::path& base) {
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      std::size_t end = list.find(':', start);
+      if (end == std::string::npos) end = list.size();
+      if (end > start) dirs.push_back(base / list.substr(start, end - start));
+      start = end + 1;
+    }
+  };
+  if (const char* env = std::getenv("KPN_PLUGIN_PATH")) add_dirs(env, fs::path());
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) add_dirs(KPN_PLUGIN_DIRS, exe.parent_path());
+  for (const auto& dir : dirs) {
+    for (const auto& name : {plugin, "lib" + plugin + ".so"}) {
+      const fs::path candidate = dir / name;
+      if (fs::is_regular_file(candidate, ec)) return candidate.lexically_normal().string();
+    }
+  }
+  return plugin;
+}
+
 int run(const Options& opt) {
   if (!opt.log_level.empty()) kpn::set_log_level(opt.log_level);
   if (opt.measure_t0) {
@@ -310,7 +346,7 @@ int run(const Options& opt) {
     void* handle = nullptr;
     {
       PluginLoadGuard guard(plugin);
-      handle = dlopen(plugin.c_str(), RTLD_NOW | RTLD_GLOBAL);
+      handle = dlopen(plugin_file(plugin).c_str(), RTLD_NOW | RTLD_GLOBAL);
     }
     if (handle == nullptr) {
       std::cerr << "kpn-run: cannot load plugin '" << plugin << "': " << dlerror() << "\n";
@@ -425,7 +461,8 @@ int main(int argc, char** argv) {
   app.add_flag("--dot", opt.dot, "print the network as Graphviz DOT and exit");
   app.add_flag("--quiet,-q", opt.quiet, "do not print the summary");
   // One library per --plugin: a list would swallow the file named after it (kpn-run --plugin x.so net.yaml -q).
-  app.add_option("--plugin", opt.plugins, "load process kinds from a shared library (repeatable)")->allow_extra_args(false);
+  app.add_option("--plugin", opt.plugins, "load process kinds from a shared library (repeatable); a bare file name is also looked for in "
+                 "$KPN_PLUGIN_PATH and the installed plugin folder")->allow_extra_args(false);
   app.add_option("--t0", opt.t0, "iterations of the work loop per CPU second (default: measured at start)")
       ->check(CLI::PositiveNumber);
   app.add_option("--max-capacity", opt.max_capacity,
