@@ -43,7 +43,7 @@ inline constexpr int kSpinsBeforeYield = 64;
 inline constexpr int kLocalDeadlockScanMs = 200;
 
 // The policy a Runtime and kpn-run use when none is named.
-inline constexpr const char* kDefaultScheduler = "ws-last";
+inline constexpr const char* kDefaultScheduler = "handoff";
 
 // Most workers a Runtime accepts: more than this is a typo, not a test.
 inline constexpr unsigned kMaxCpus = 4096;
@@ -55,9 +55,14 @@ inline constexpr std::size_t kRunQueueInitialCapacity = 256;
 // next, but at most this many times in a row before it takes the head of its queue (so two processes that
 // keep waking each other cannot starve the rest).
 inline constexpr unsigned kRunnextStreak = 32;
-// Rounds over every other worker's queue that an idle searcher makes, a short pause between rounds, before
-// it goes to sleep.
-inline constexpr unsigned kSearchRounds = 16;
+// How long an idle searcher looks at the other workers' queues (a short pause between rounds) before it
+// sleeps: long enough to see a stale hand-off twice, short enough that a worker woken for a hand-off its
+// waker runs itself costs little CPU.
+inline constexpr unsigned kSearchUs = 10;
+// A thief takes a process from a victim's next slot only if it sat there this long with no context switch
+// on the victim (Go waits 3 us in runqgrab): a ping-pong pair switches every few hundred nanoseconds and
+// keeps its hand-offs.
+inline constexpr unsigned kStaleNextUs = 4;
 // Most processes one steal takes (it takes half the victim's queue, up to this).
 inline constexpr std::size_t kMaxStealBatch = 128;
 

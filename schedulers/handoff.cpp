@@ -1,6 +1,7 @@
 #include "schedulers/handoff.hpp"
 
 #include <array>
+#include <chrono>
 
 #include "runtime/config.hpp"
 #include "runtime/cpu_relax.hpp"
@@ -11,6 +12,10 @@
 
 namespace kpn {
 namespace {
+
+std::int64_t now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
   c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
@@ -50,8 +55,10 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
     const int last = p.last_worker();
     slots_[last >= 0 ? static_cast<std::size_t>(last) : 0].queue.push_back(&p);
   }
-  // Even for the next slot: the waker may compute for a long time before it blocks, and a searcher then
-  // takes the process (take_stale_next).
+  // Even for the next slot (as Go's ready() does, unlike Tokio's LIFO slot): the waker may compute for a
+  // long time before it blocks, or write again without blocking, and then a searcher takes the process
+  // (take_stale_next) instead of leaving a pipeline serialised on one worker. The price is a wake-up
+  // when every other worker sleeps and the waker blocks at once (docs/performance.md).
   idle_->notify_work();
 }
 
@@ -92,6 +99,7 @@ Process* HandoffScheduler::steal(Worker& w, Slot& mine) {
   if (!mine.searching) {
     if (!idle_->try_start_searching()) return nullptr;
     mine.searching = true;
+    mine.search_began_ns = now_ns();
   }
   const std::size_t self = static_cast<std::size_t>(w.index());
   const std::size_t first = static_cast<std::size_t>(w.next_random() % n);
@@ -124,10 +132,13 @@ Process* HandoffScheduler::take_stale_next(Slot& mine, std::size_t victim) {
   Sighting& seen = mine.seen[victim];
   Process* next = v.next.load(std::memory_order_acquire);
   const std::uint64_t switches = workers_[victim]->counters().context_switches.load(std::memory_order_relaxed);
-  if (next == nullptr || next != seen.next || switches != seen.switches) {
-    seen = {next, switches};
+  if (next == nullptr) return nullptr;
+  const std::int64_t now = now_ns();
+  if (next != seen.next || switches != seen.switches) {
+    seen = {next, switches, now};
     return nullptr;
   }
+  if (now - seen.at_ns < std::int64_t{config::kStaleNextUs} * 1000) return nullptr;
   seen = {};
   // Only the exchange decides: the victim may have taken it meanwhile (then `next` is someone else's or
   // null, and the CAS fails).
@@ -143,13 +154,14 @@ bool HandoffScheduler::any_queued() const noexcept {
 
 void HandoffScheduler::on_idle(Worker& w) {
   Slot& s = slot(w);
-  if (s.searching && ++s.idle_rounds < config::kSearchRounds) {
+  if (s.searching && (++s.idle_rounds < 4 || now_ns() - s.search_began_ns < std::int64_t{config::kSearchUs} * 1000)) {
     for (int i = 0; i < 32; ++i) cpu_relax();
     return;
   }
   s.idle_rounds = 0;
   const bool was_searching = s.searching;
   s.searching = idle_->sleep(static_cast<unsigned>(w.index()), was_searching, [this] { return any_queued(); });
+  if (s.searching) s.search_began_ns = now_ns();
 }
 
 std::vector<std::pair<std::string, double>> HandoffScheduler::stats() const {

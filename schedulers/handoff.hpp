@@ -13,9 +13,9 @@
 //   Thieves take half. An idle worker becomes a searcher (at most half the workers search at once) and
 //   visits the other workers from a random one on: it looks at a victim's queue size without a lock and
 //   locks only a queue that has work, then takes the older half of it. It takes a victim's next slot only
-//   when it has seen the same process there twice with no context switch on the victim in between (the
-//   victim is inside a long computation, so the hand-off would wait for it).
-//   Idle workers sleep. After kSearchRounds fruitless rounds a searcher sleeps on a futex; whoever makes a
+//   when it has seen the same process there twice, kStaleNextUs apart, with no context switch on the victim
+//   in between (the victim is inside a long computation, so the hand-off would wait for it).
+//   Idle workers sleep. After kSearchUs of fruitless rounds a searcher sleeps on a futex; whoever makes a
 //   process runnable wakes one sleeper if nobody searches (the protocol and its argument are in
 //   runtime/idle_workers.hpp). An idle CPU costs nothing.
 //
@@ -52,6 +52,7 @@ class HandoffScheduler final : public Scheduler {
   struct Sighting {  // a thief's last look at a victim's next slot
     Process* next = nullptr;
     std::uint64_t switches = 0;
+    std::int64_t at_ns = 0;  // steady_clock
   };
   struct alignas(64) Slot {
     RunQueue queue;
@@ -59,6 +60,7 @@ class HandoffScheduler final : public Scheduler {
     // The worker's own.
     unsigned streak = 0;        // hand-offs run in a row
     unsigned idle_rounds = 0;   // fruitless search rounds since it last ran something
+    std::int64_t search_began_ns = 0;
     bool searching = false;
     std::vector<Sighting> seen;  // per victim
     // Written by the worker (relaxed, no contention), summed after the run.

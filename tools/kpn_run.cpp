@@ -44,6 +44,7 @@
 #include "networks/topology_error.hpp"
 #include "networks/work.hpp"
 #include "networks/yaml_loader.hpp"
+#include "runtime/config.hpp"
 #include "runtime/json.hpp"
 #include "runtime/log.hpp"
 
@@ -101,7 +102,7 @@ constexpr int kExitBadInput = 2;
 struct Options {
   std::string file;
   unsigned cpus = 0;
-  std::string scheduler = "ws-last";
+  std::string scheduler = kpn::config::kDefaultScheduler;
   std::vector<std::string> sets;
   std::string stats_json;
   bool stats_detail = false;
