@@ -39,7 +39,7 @@ void LocalScheduler::on_idle(Worker&) { sched_yield(); }
 int LocalScheduler::home_of(Process& p) const noexcept { return p.policy_data<Home>().worker; }
 
 namespace {
-const SchedulerRegistration local{"local", "per-worker queues without stealing; a process stays where it was placed (Zorro's baseline)",
+const SchedulerRegistration local{"local", "per-worker queues without stealing; a process stays where it was placed (Zorro's local-pool baseline, seed 003)",
                                   [] { return std::make_unique<LocalScheduler>(); }};
 }  // namespace
 

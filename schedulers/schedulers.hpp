@@ -11,9 +11,11 @@
 //             repartitioned with measured weights when the load drifts (graph_partition.hpp)
 //   gp-static the same, with the initial partition only
 //   local     per-worker queues without stealing; a process stays where it was placed (local.hpp)
+//   global    one FIFO queue shared by every worker (global.hpp)
 // Create one with kpn::make_scheduler(name) (runtime/scheduler_registry.hpp), or by name in RuntimeOptions.
 
 #include "runtime/scheduler_registry.hpp"
+#include "schedulers/global.hpp"
 #include "schedulers/graph_partition.hpp"
 #include "schedulers/handoff.hpp"
 #include "schedulers/local.hpp"

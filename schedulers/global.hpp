@@ -1,0 +1,69 @@
+#pragma once
+// global: one run-queue shared by every worker, the first baseline of "Zorro: a distributed thread-pool
+// with stealing" (seed 003, its "Global Pool"). Every process that becomes ready (the initial network,
+// a spawned process, an unblocked one, one that yields) goes to the back of the one queue; every worker
+// takes the next process from its front. Nothing is ever placed on a worker, so the load is balanced by
+// construction, and every push and pop takes the same lock: the contention the per-worker and stealing
+// policies exist to avoid. `stats()` measures it.
+//
+// Idle workers: a worker that finds the queue empty yields its CPU (sched_yield) and looks again, as
+// `local` does. Work appears in exactly one place, GlobalScheduler::enqueue, and an idle worker waits in
+// exactly one place, on_idle: a policy whose idle workers sleep needs only to park in on_idle while the
+// queue is empty and to wake one sleeper in enqueue.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "runtime/scheduler.hpp"
+#include "runtime/spin_lock.hpp"
+
+namespace kpn {
+
+class GlobalScheduler final : public Scheduler {
+ public:
+  GlobalScheduler();
+
+  std::string_view name() const noexcept override { return "global"; }
+  void start(SchedulerContext& context) override;
+  void on_spawn(Process& p, Worker* spawner) override;
+  void on_unblock(Process& p, Worker* waker) override;
+  void on_yield(Process& p, Worker& w) override;
+  Process* pick_next(Worker& w) override;
+  void on_idle(Worker& w) override;
+  // pushes, pops, empty polls, lock acquisitions, those that found the lock taken, and the longest queue.
+  std::vector<std::pair<std::string, double>> stats() const override;
+
+ private:
+  // The queue's counters; guarded by lock_ like the queue (so they cost no extra atomic), read by stats()
+  // after every worker has stopped.
+  struct Counters {
+    std::uint64_t pushes = 0;
+    std::uint64_t pops = 0;          // processes handed out
+    std::uint64_t empty_polls = 0;   // pick_next found the queue empty
+    std::uint64_t acquisitions = 0;  // lock acquisitions, every push and every poll
+    std::uint64_t contended = 0;     // acquisitions that found the lock held by another worker
+    std::uint64_t max_length = 0;
+  };
+
+  // The one place where work appears (see the header comment).
+  void enqueue(Process& p);
+  // Takes lock_, counting whether it was free.
+  void acquire() noexcept;
+  void grow_if_full();
+
+  // The lock and the queue it guards share a cache line on purpose: whoever holds the lock touches both.
+  alignas(64) SpinLock lock_;
+  // Guarded by lock_: a ring buffer of capacity mask_ + 1 (a power of two) that doubles when full and never
+  // shrinks, so a steady run never allocates. FIFO: push at head_ + size_, pop at head_.
+  std::unique_ptr<Process*[]> slots_;
+  std::size_t mask_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+  Counters counters_;
+  // size_, readable without the lock: a hint for idle workers (and for a future sleeping on_idle).
+  alignas(64) std::atomic<std::size_t> approx_size_{0};
+};
+
+}  // namespace kpn

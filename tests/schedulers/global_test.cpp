@@ -1,0 +1,110 @@
+// The global policy (schedulers/global.hpp): one FIFO queue that every worker shares, Zorro's global-pool
+// baseline. What it promises beyond every policy's behaviours (tests/schedulers/zorro_menu_test.cpp):
+// first ready, first run; and statistics that account for every process it was handed.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <kpn.hpp>
+
+using Catch::Matchers::Contains;
+
+namespace {
+
+double stat(const kpn::RunReport& r, const std::string& name) {
+  for (const auto& [key, value] : r.scheduler_stats) {
+    if (key == name) return value;
+  }
+  FAIL("no scheduler stat " << name);
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("the global policy is registered by name and described as Zorro's baseline", "[schedulers][global]") {
+  const auto list = kpn::scheduler_list();
+  const auto it = std::find_if(list.begin(), list.end(), [](const kpn::SchedulerInfo& s) { return s.name == "global"; });
+  REQUIRE(it != list.end());
+  REQUIRE_THAT(it->description, Contains("Zorro") && Contains("seed 003"));
+  REQUIRE(kpn::make_scheduler("global")->name() == "global");
+}
+
+TEST_CASE("the global policy runs processes in the order they became ready", "[schedulers][global]") {
+  // One worker, so the order is the queue's: spawned processes and a yielding one go to the back.
+  kpn::Network net;
+  std::vector<std::string> order;  // one worker: only one process runs at a time
+  net.process("a", [&order] {
+    order.push_back("a");
+    kpn::spawn("b", [&order] { order.push_back("b"); });
+    kpn::spawn("c", [&order] { order.push_back("c"); });
+    kpn::yield();
+    order.push_back("a again");
+  });
+  net.process("d", [&order] { order.push_back("d"); });
+  kpn::Runtime({.cpus = 1, .scheduler = "global"}).run(net);
+  REQUIRE(order == std::vector<std::string>{"a", "d", "b", "c", "a again"});
+}
+
+TEST_CASE("the global policy wakes an unblocked process behind those already ready", "[schedulers][global]") {
+  // The reader blocks on an empty channel; the writer's write readies it, but "other" became ready first.
+  kpn::Network net;
+  std::vector<std::string> order;
+  auto [tx, rx] = net.channel<int>(1);
+  net.process("reader", [&order, rx = std::move(rx)]() mutable {
+    order.push_back("reader waits");
+    if (rx.read()) order.push_back("reader got it");
+  });
+  net.process("writer", [&order, tx = std::move(tx)]() mutable {
+    tx.write(1);
+    order.push_back("writer wrote");
+  });
+  net.process("other", [&order] { order.push_back("other"); });
+  kpn::Runtime({.cpus = 1, .scheduler = "global"}).run(net);
+  REQUIRE(order == std::vector<std::string>{"reader waits", "writer wrote", "other", "reader got it"});
+}
+
+TEST_CASE("the global policy's statistics account for every process it handed out", "[schedulers][global]") {
+  for (unsigned cpus : {1u, 2u, 4u}) {
+    CAPTURE(cpus);
+    kpn::Network net;
+    constexpr int kPairs = 16;
+    for (int i = 0; i < kPairs; ++i) {
+      auto [tx, rx] = net.channel<int>(1);
+      net.process("producer-" + std::to_string(i), [tx = std::move(tx)]() mutable {
+        for (int v = 0; v < 100; ++v) tx.write(v);
+      });
+      net.process("consumer-" + std::to_string(i), [rx = std::move(rx)]() mutable {
+        while (rx.read()) {
+        }
+      });
+    }
+    kpn::Runtime rt({.cpus = cpus, .scheduler = "global"});
+    const kpn::RunReport report = rt.run(net);
+    CAPTURE(report.summary());
+    // Every switch into a process was one pop, and every process pushed was popped once.
+    REQUIRE(stat(report, "queue_pops") == static_cast<double>(report.context_switches));
+    REQUIRE(stat(report, "queue_pushes") == stat(report, "queue_pops"));
+    REQUIRE(stat(report, "lock_acquisitions") ==
+            stat(report, "queue_pushes") + stat(report, "queue_pops") + stat(report, "empty_polls"));
+    REQUIRE(stat(report, "lock_contended") <= stat(report, "lock_acquisitions"));
+    REQUIRE(stat(report, "lock_contended_share") >= 0);
+    REQUIRE(stat(report, "lock_contended_share") <= 1);
+    // The whole initial network was queued before the workers started.
+    REQUIRE(stat(report, "max_queue_length") >= 2 * kPairs);
+    REQUIRE(report.steal_attempts == 0);
+    REQUIRE_THAT(report.summary(), Contains("lock_contended"));
+    REQUIRE_THAT(report.to_json(), Contains("\"queue_pops\":"));
+
+    // A second run on the same policy starts from zero.
+    kpn::Network again;
+    again.process("alone", [] {});
+    const kpn::RunReport second = rt.run(again);
+    REQUIRE(stat(second, "queue_pushes") == 1);
+    REQUIRE(stat(second, "queue_pops") == 1);
+  }
+}
