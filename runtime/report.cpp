@@ -90,7 +90,7 @@ std::string RunReport::summary() const {
   }
   if (!scheduler_stats.empty()) {
     s += scheduler + ":";
-    for (const auto& [key, value] : scheduler_stats) s += fmt::format(" {}={:.6g}", key, value);
+    for (const auto& [key, value] : scheduler_stats) s += fmt::format(" {}={:.12g}", key, value);
     s += "\n";
   }
   for (const auto& w : workers) {

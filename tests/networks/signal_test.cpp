@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "networks_support.hpp"
+#include "runtime/config.hpp"
 
 namespace {
 
@@ -55,7 +56,7 @@ TEST_CASE("SIGINT stops kpn-run cleanly with exit code 130 and the report so far
   const Stopped s = run_and_signal(SIGINT);
   CHECK(s.exit_code == 130);
   CHECK_THAT(s.err, Catch::Matchers::Contains("kpn-run: interrupted by SIGINT"));
-  CHECK_THAT(s.err, Catch::Matchers::Contains("ws-last on"));  // the summary of the partial run
+  CHECK_THAT(s.err, Catch::Matchers::Contains(std::string(kpn::config::kDefaultScheduler) + " on"));  // the partial run's summary
   CHECK_THAT(s.json, Catch::Matchers::Contains("\"status\":\"interrupted\""));
 }
 
