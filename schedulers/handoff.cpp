@@ -5,6 +5,8 @@
 
 #include "runtime/config.hpp"
 #include "runtime/cpu_relax.hpp"
+#include "runtime/current.hpp"
+#include "runtime/cycle_clock.hpp"
 #include "runtime/idle_workers.hpp"
 #include "runtime/process.hpp"
 #include "runtime/scheduler_registry.hpp"
@@ -17,6 +19,20 @@ std::int64_t now_ns() noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// cycle_clock ticks per microsecond, measured once per program (100 us of spinning at the first run).
+std::uint64_t ticks_per_us() {
+  static const std::uint64_t ticks = [] {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::uint64_t c0 = cycle_clock::now();
+    while (std::chrono::steady_clock::now() - t0 < std::chrono::microseconds(100)) {
+    }
+    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    const double per_us = static_cast<double>(cycle_clock::now() - c0) / us;
+    return per_us >= 1 ? static_cast<std::uint64_t>(per_us) : std::uint64_t{1};
+  }();
+  return ticks;
+}
+
 void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
   c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
 }
@@ -27,8 +43,12 @@ void HandoffScheduler::start(SchedulerContext& context) {
   const auto workers = context.workers();
   workers_.assign(workers.begin(), workers.end());
   slots_ = std::make_unique<Slot[]>(workers_.size());  // a new run forgets the last run's queues
-  for (std::size_t i = 0; i < workers_.size(); ++i) slots_[i].seen.resize(workers_.size());
   idle_ = &context.idle_workers();
+  long_run_ticks_ = std::uint64_t{config::kStaleNextUs} * ticks_per_us();
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    slots_[i].seen.resize(workers_.size());
+    slots_[i].tail_ewma = long_run_ticks_;  // unknown counts as long: wake a searcher until it is learnt
+  }
   next_initial_ = 0;
 }
 
@@ -49,17 +69,34 @@ void HandoffScheduler::on_spawn(Process& p, Worker* spawner) {
 void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
   if (waker != nullptr && waker->index() >= 0) {
     Slot& s = slot(*waker);
-    if (Process* displaced = s.next.exchange(&p, std::memory_order_acq_rel)) s.queue.push_back(displaced);
     bump(s.handoffs);
+    if (Process* displaced = s.next.exchange(&p, std::memory_order_acq_rel)) {
+      s.queue.push_back(displaced);
+    } else if (!runs_long(current_process())) {
+      // A waker that blocks again within microseconds (ping-pong, a scatter-gather master) runs `p` itself
+      // next; waking a sleeper for it would only cost the waker a system call.
+      return;
+    } else {
+      // A waker that computes between its channel operations may keep `p` waiting, unless it blocks right
+      // after waking it (a scatter-gather worker replying). Which of the two, this worker has learnt from
+      // the last hand-offs; pick_next measures this one.
+      s.tail_began = cycle_clock::now();
+      if (s.tail_ewma < long_run_ticks_) return;
+    }
+    // A searcher should look (take_stale_next) rather than leave a pipeline serialised on one worker.
   } else {
     const int last = p.last_worker();
     slots_[last >= 0 ? static_cast<std::size_t>(last) : 0].queue.push_back(&p);
   }
-  // Even for the next slot (as Go's ready() does, unlike Tokio's LIFO slot): the waker may compute for a
-  // long time before it blocks, or write again without blocking, and then a searcher takes the process
-  // (take_stale_next) instead of leaving a pipeline serialised on one worker. The price is a wake-up
-  // when every other worker sleeps and the waker blocks at once (docs/performance.md).
   idle_->notify_work();
+}
+
+bool HandoffScheduler::runs_long(const Process* waker) const noexcept {
+  if (waker == nullptr) return true;
+  // Its completed runs (the current one is counted in switches() but not yet in cpu_ticks()) averaged at
+  // least kStaleNextUs; a process still in its first run counts as short.
+  const std::uint64_t runs = waker->switches();
+  return runs >= 2 && waker->cpu_ticks() >= (runs - 1) * long_run_ticks_;
 }
 
 void HandoffScheduler::on_yield(Process& p, Worker& w) {
@@ -69,6 +106,12 @@ void HandoffScheduler::on_yield(Process& p, Worker& w) {
 
 Process* HandoffScheduler::pick_next(Worker& w) {
   Slot& s = slot(w);
+  if (s.tail_began != 0) {
+    // The long-running waker of the last hand-off has switched out: how long it kept the next slot waiting.
+    const std::uint64_t tail = cycle_clock::now() - s.tail_began;
+    s.tail_ewma = (3 * s.tail_ewma + tail) / 4;
+    s.tail_began = 0;
+  }
   Process* p = nullptr;
   if (s.next.load(std::memory_order_relaxed) != nullptr) {
     p = s.next.exchange(nullptr, std::memory_order_acq_rel);

@@ -16,8 +16,12 @@
 //   when it has seen the same process there twice, kStaleNextUs apart, with no context switch on the victim
 //   in between (the victim is inside a long computation, so the hand-off would wait for it).
 //   Idle workers sleep. After kSearchUs of fruitless rounds a searcher sleeps on a futex; whoever makes a
-//   process runnable wakes one sleeper if nobody searches (the protocol and its argument are in
-//   runtime/idle_workers.hpp). An idle CPU costs nothing.
+//   process runnable where a sleeper could take it wakes one if nobody searches (the protocol and its
+//   argument are in runtime/idle_workers.hpp). A hand-off into the next slot wakes nobody when the waker
+//   is a process that blocks again within microseconds (its completed runs average under kStaleNextUs),
+//   or when long-running wakers on this worker have lately switched out within kStaleNextUs of a
+//   hand-off (a scatter-gather worker replying, then reading its next request): the worker will run the
+//   process itself, and a wake-up would only cost the waker a system call. An idle CPU costs nothing.
 //
 // Who touches what: a slot's queue has its own lock. A slot's `next` is written by its worker (it is the
 // only one that readies processes into it) and taken with an atomic exchange by its worker or a thief, so
@@ -61,6 +65,10 @@ class HandoffScheduler final : public Scheduler {
     unsigned streak = 0;        // hand-offs run in a row
     unsigned idle_rounds = 0;   // fruitless search rounds since it last ran something
     std::int64_t search_began_ns = 0;
+    // How long a long-running waker on this worker went on after a hand-off before it switched out
+    // (cycle_clock ticks, moving average), and when the current such hand-off began (0: none).
+    std::uint64_t tail_ewma = 0;
+    std::uint64_t tail_began = 0;
     bool searching = false;
     std::vector<Sighting> seen;  // per victim
     // Written by the worker (relaxed, no contention), summed after the run.
@@ -74,10 +82,13 @@ class HandoffScheduler final : public Scheduler {
   // A victim's next slot, if it has sat there since this thief's last look with no switch on the victim.
   Process* take_stale_next(Slot& mine, std::size_t victim);
   bool any_queued() const noexcept;
+  // Whether the process that is waking another has, on average, run long between switches.
+  bool runs_long(const Process* waker) const noexcept;
 
   std::vector<Worker*> workers_;
   std::unique_ptr<Slot[]> slots_;
   IdleWorkers* idle_ = nullptr;
+  std::uint64_t long_run_ticks_ = 0;  // kStaleNextUs in cycle_clock ticks
   std::size_t next_initial_ = 0;  // round-robin cursor; used before the workers start only
 };
 
