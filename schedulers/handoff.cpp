@@ -63,13 +63,19 @@ void HandoffScheduler::on_spawn(Process& p, Worker* spawner) {
     return;
   }
   slot(*spawner).queue.push_back(&p);
-  idle_->notify_work();
+  if (shared()) idle_->notify_work();
 }
 
 void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
   if (waker != nullptr && waker->index() >= 0) {
     Slot& s = slot(*waker);
     bump(s.handoffs);
+    if (!shared()) {
+      // One worker, so no thief: the slot is this thread's alone, and the worker is awake (it runs the waker).
+      if (Process* displaced = s.next.load(std::memory_order_relaxed)) s.queue.push_back(displaced);
+      s.next.store(&p, std::memory_order_relaxed);
+      return;
+    }
     if (Process* displaced = s.next.exchange(&p, std::memory_order_acq_rel)) {
       s.queue.push_back(displaced);
     } else if (!runs_long(current_process())) {
@@ -100,8 +106,11 @@ bool HandoffScheduler::runs_long(const Process* waker) const noexcept {
 }
 
 void HandoffScheduler::on_yield(Process& p, Worker& w) {
-  slot(w).queue.push_back(&p);
-  idle_->notify_work();
+  RunQueue& q = slot(w).queue;
+  const bool alone = q.size_hint() == 0;
+  q.push_back(&p);
+  // A process yielding to an empty queue runs again at once: nothing for a sleeper to take.
+  if (shared() && !alone) idle_->notify_work();
 }
 
 Process* HandoffScheduler::pick_next(Worker& w) {
@@ -114,7 +123,12 @@ Process* HandoffScheduler::pick_next(Worker& w) {
   }
   Process* p = nullptr;
   if (s.next.load(std::memory_order_relaxed) != nullptr) {
-    p = s.next.exchange(nullptr, std::memory_order_acq_rel);
+    if (shared()) {
+      p = s.next.exchange(nullptr, std::memory_order_acq_rel);
+    } else {
+      p = s.next.load(std::memory_order_relaxed);
+      s.next.store(nullptr, std::memory_order_relaxed);
+    }
     if (p != nullptr && ++s.streak > config::kRunnextStreak) {
       // Fairness: the hand-off waits behind whatever the queue holds.
       s.queue.push_back(p);

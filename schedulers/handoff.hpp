@@ -78,6 +78,8 @@ class HandoffScheduler final : public Scheduler {
   };
 
   Slot& slot(const Worker& w) noexcept;
+  // More than one worker: thieves exist, and other workers may sleep.
+  bool shared() const noexcept { return workers_.size() > 1; }
   Process* steal(Worker& w, Slot& mine);
   // A victim's next slot, if it has sat there since this thief's last look with no switch on the victim.
   Process* take_stale_next(Slot& mine, std::size_t victim);
