@@ -29,6 +29,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "runtime/sanitizers.hpp"
+
 namespace kpn {
 
 class IdleWorkers {
@@ -69,6 +71,8 @@ class IdleWorkers {
     std::atomic<std::uint32_t> state{kAwake};
   };
 
+  // The sequentially consistent fence of the protocol (header).
+  void fence() noexcept;
   // Announces worker `index` as sleeping (after giving up searching); the fence of the protocol follows.
   void announce(unsigned index, bool was_searching) noexcept;
   // Takes the announcement back; true if that worked, false if a waker already notified it (it is then a
@@ -83,6 +87,9 @@ class IdleWorkers {
   std::atomic<unsigned> sleeping_{0};
   std::atomic<unsigned> next_victim_{0};  // where the next wake-up starts looking, so sleepers take turns
   std::atomic<bool> stopping_{false};     // set by wake_all; a sleeper never waits after it
+#if defined(KPN_TSAN)
+  std::atomic<unsigned> tsan_order_{0};  // fence()'s stand-in under ThreadSanitizer
+#endif
   std::atomic<std::uint64_t> sleeps_{0};
   std::atomic<std::uint64_t> wakeups_{0};
 };

@@ -10,15 +10,10 @@
 
 namespace kpn {
 
-GlobalScheduler::GlobalScheduler()
-    : slots_(std::make_unique<Process*[]>(config::kRunQueueInitialCapacity)),
-      mask_(config::kRunQueueInitialCapacity - 1) {}
-
 void GlobalScheduler::start(SchedulerContext&) {
   // No worker runs yet: a new run forgets the last run's queue (its processes were unwound) and counters.
   std::lock_guard g(lock_);
-  head_ = 0;
-  size_ = 0;
+  queue_.clear();
   counters_ = {};
   approx_size_.store(0, std::memory_order_relaxed);
 }
@@ -32,12 +27,10 @@ void GlobalScheduler::on_yield(Process& p, Worker&) { enqueue(p); }
 void GlobalScheduler::enqueue(Process& p) {
   acquire();
   std::lock_guard g(lock_, std::adopt_lock);
-  grow_if_full();
-  slots_[(head_ + size_) & mask_] = &p;
-  ++size_;
-  approx_size_.store(size_, std::memory_order_relaxed);
+  queue_.push_back(&p);
+  approx_size_.store(queue_.size(), std::memory_order_relaxed);
   ++counters_.pushes;
-  counters_.max_length = std::max<std::uint64_t>(counters_.max_length, size_);
+  counters_.max_length = std::max<std::uint64_t>(counters_.max_length, queue_.size());
 }
 
 Process* GlobalScheduler::pick_next(Worker&) {
@@ -45,14 +38,12 @@ Process* GlobalScheduler::pick_next(Worker&) {
   // this costs is what the baseline is for.
   acquire();
   std::lock_guard g(lock_, std::adopt_lock);
-  if (size_ == 0) {
+  if (queue_.size() == 0) {
     ++counters_.empty_polls;
     return nullptr;
   }
-  Process* p = slots_[head_];
-  head_ = (head_ + 1) & mask_;
-  --size_;
-  approx_size_.store(size_, std::memory_order_relaxed);
+  Process* p = queue_.pop_front();
+  approx_size_.store(queue_.size(), std::memory_order_relaxed);
   ++counters_.pops;
   return p;
 }
@@ -67,16 +58,6 @@ void GlobalScheduler::acquire() noexcept {
   if (contended) lock_.lock();
   ++counters_.acquisitions;
   if (contended) ++counters_.contended;
-}
-
-void GlobalScheduler::grow_if_full() {
-  if (size_ <= mask_) return;
-  const std::size_t cap = (mask_ + 1) * 2;
-  auto bigger = std::make_unique<Process*[]>(cap);
-  for (std::size_t i = 0; i < size_; ++i) bigger[i] = slots_[(head_ + i) & mask_];
-  slots_ = std::move(bigger);
-  mask_ = cap - 1;
-  head_ = 0;
 }
 
 std::vector<std::pair<std::string, double>> GlobalScheduler::stats() const {

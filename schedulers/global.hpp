@@ -18,13 +18,12 @@
 
 #include "runtime/scheduler.hpp"
 #include "runtime/spin_lock.hpp"
+#include "schedulers/process_ring.hpp"
 
 namespace kpn {
 
 class GlobalScheduler final : public Scheduler {
  public:
-  GlobalScheduler();
-
   std::string_view name() const noexcept override { return "global"; }
   void start(SchedulerContext& context) override;
   void on_spawn(Process& p, Worker* spawner) override;
@@ -51,18 +50,13 @@ class GlobalScheduler final : public Scheduler {
   void enqueue(Process& p);
   // Takes lock_, counting whether it was free.
   void acquire() noexcept;
-  void grow_if_full();
 
   // The lock and the queue it guards share a cache line on purpose: whoever holds the lock touches both.
   alignas(64) SpinLock lock_;
-  // Guarded by lock_: a ring buffer of capacity mask_ + 1 (a power of two) that doubles when full and never
-  // shrinks, so a steady run never allocates. FIFO: push at head_ + size_, pop at head_.
-  std::unique_ptr<Process*[]> slots_;
-  std::size_t mask_;
-  std::size_t head_ = 0;
-  std::size_t size_ = 0;
+  // Guarded by lock_: FIFO, push at the back, pop at the front.
+  ProcessRing queue_;
   Counters counters_;
-  // size_, readable without the lock: a hint for idle workers (and for a future sleeping on_idle).
+  // queue_.size(), readable without the lock: a hint for idle workers (and for a future sleeping on_idle).
   alignas(64) std::atomic<std::size_t> approx_size_{0};
 };
 
