@@ -9,6 +9,7 @@
 #include "runtime/run_shared.hpp"
 #include "runtime/scheduler.hpp"
 #include "runtime/this_process.hpp"
+#include "runtime/trace_recorder.hpp"
 #include "runtime/worker.hpp"
 
 namespace kpn {
@@ -38,12 +39,26 @@ void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirecti
   }
 }
 
+// The waker owns `p` (it took it out of the waiter slot), so it may set the flow its next run ends.
+[[gnu::cold]] void trace_wake(RunShared& run, Process& p, Worker* waker) {
+  TraceBuffer* buffer = waker != nullptr ? waker->trace() : nullptr;
+  if (buffer == nullptr) {
+    p.trace_flow_ = run.trace->add_shared_wake(p.id(), p.wait_channel());
+    return;
+  }
+  const std::uint64_t flow = buffer->new_flow();
+  p.trace_flow_ = buffer->add({buffer->now_ns(), 0, p.id(), 0, p.wait_channel(), flow, TraceKind::Wake, 0}) ? flow : 0;
+}
+
 void unblock(Process* p) {
   if (p->stopping()) return;
   RunShared& run = p->run_;
   p->transition(ProcessState::Blocked, ProcessState::Ready);  // published by the policy's queue
   run.quiescence.unblocked();
   Worker* waker = current_run() == &run ? current_worker() : nullptr;
+  if constexpr (kTracingCompiledIn) {
+    if (run.trace != nullptr) [[unlikely]] trace_wake(run, *p, waker);
+  }
   run.scheduler.on_unblock(*p, waker);
 }
 

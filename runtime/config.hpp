@@ -66,4 +66,11 @@ inline constexpr unsigned kStaleNextUs = 4;
 // Most processes one steal takes (it takes half the victim's queue, up to this).
 inline constexpr std::size_t kMaxStealBatch = 128;
 
+// Execution traces (RuntimeOptions::trace). Events a trace keeps at most (about 60 bytes of JSON each, so
+// about 60 MB), shared out equally among the workers and the runtime's own track; past that each records
+// how many it dropped.
+inline constexpr std::size_t kTraceLimit = 1'000'000;
+// How often channel fill levels are sampled into a traced run's counters.
+inline constexpr unsigned kTraceSampleMs = 1;
+
 }  // namespace kpn::config

@@ -1,5 +1,7 @@
 #include "runtime/current.hpp"
 
+#include "runtime/worker.hpp"
+
 namespace kpn {
 namespace {
 // initial-exec: libkpn is linked at start-up, never dlopen'ed, so the cheap TLS model is valid.
@@ -13,6 +15,7 @@ Worker* current_worker() noexcept { return t_worker; }
 Process* current_process() noexcept { return t_process; }
 int current_worker_index() noexcept { return t_worker_index; }
 RunShared* current_run() noexcept { return t_run; }
+TraceBuffer* current_trace_buffer() noexcept { return t_worker != nullptr ? t_worker->trace() : nullptr; }
 
 namespace detail {
 void set_current_worker(Worker* w, int index, RunShared* run) noexcept {

@@ -21,6 +21,10 @@ struct RunShared;
 // The run whose worker this kernel thread is, or nullptr.
 [[gnu::noinline]] RunShared* current_run() noexcept;
 
+class TraceBuffer;
+// The trace buffer of the worker this kernel thread runs, or nullptr (not a worker, or the run is not traced).
+[[gnu::noinline]] TraceBuffer* current_trace_buffer() noexcept;
+
 namespace detail {
 // `index` is the worker's index among its run's workers, -1 for the teardown helper.
 void set_current_worker(Worker* w, int index, RunShared* run) noexcept;

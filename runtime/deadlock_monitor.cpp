@@ -10,6 +10,7 @@
 #include "runtime/log.hpp"
 #include "runtime/process.hpp"
 #include "runtime/run_shared.hpp"
+#include "runtime/trace_recorder.hpp"
 
 namespace kpn {
 namespace {
@@ -118,6 +119,9 @@ bool DeadlockMonitor::resolve_artificial(std::vector<BlockedProcess>& blocked, c
             growth.channel->name(), growth.from, growth.to,
             resolved_ == 0 ? " (further resolutions are logged at debug level)" : "");
   ++resolved_;
+  if (run_.trace != nullptr) {
+    run_.trace->add_shared({run_.trace->now_ns(), 0, growth.from, growth.to, growth.channel, 0, TraceKind::Growth, 0});
+  }
   growth.channel->grow(growth.to);  // wakes its writer: the network goes on
   return true;
 }

@@ -2,7 +2,9 @@
 
 #include <climits>
 
+#include "runtime/current.hpp"
 #include "runtime/sanitizers.hpp"
+#include "runtime/trace_buffer.hpp"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -98,8 +100,11 @@ bool IdleWorkers::withdraw(unsigned index) noexcept {
 bool IdleWorkers::wait(unsigned index) noexcept {
   sleeps_.fetch_add(1, std::memory_order_relaxed);
   Word& w = words_[index];
+  TraceBuffer* const trace = kTracingCompiledIn ? current_trace_buffer() : nullptr;
+  const std::int64_t slept_at = trace != nullptr ? trace->now_ns() : 0;
   while (w.state.load(std::memory_order_acquire) == kSleeping) futex_wait(w.state, kSleeping);
   w.state.store(kAwake, std::memory_order_relaxed);
+  if (trace != nullptr) trace->add({slept_at, trace->now_ns() - slept_at, 0, 0, nullptr, 0, TraceKind::Sleep, 0});
   return !stopping_.load(std::memory_order_acquire);
 }
 

@@ -50,6 +50,7 @@ namespace kpn {
 
 class BusyWaitMutex;
 class StackPool;
+class Worker;
 struct RunShared;
 
 class Process {
@@ -107,6 +108,7 @@ class Process {
   friend class Run;
   friend void park(BusyWaitMutex&, Process*&, ChannelView&, WaitDirection);
   friend void unblock(Process*);
+  friend void trace_wake(RunShared&, Process&, Worker*);
   friend void yield();
   friend void yield_for_lock();
 
@@ -149,6 +151,9 @@ class Process {
   std::atomic<ChannelView*> wait_channel_{nullptr};
   std::atomic<WaitDirection> wait_direction_{WaitDirection::None};
   std::atomic<std::uint64_t> parks_{0};
+  // In a traced run, the flow id of the wake-up that readied the process (0: none): written by its waker
+  // while it owns the process, read by the worker that runs it next (published by the policy's queue).
+  std::uint64_t trace_flow_ = 0;
 
   boost::context::stack_context stack_;
   // The suspended process; valid while not RUNNING. Owned by whoever owns the process.

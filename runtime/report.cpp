@@ -48,6 +48,10 @@ std::string RunReport::to_json(bool details, const std::vector<std::pair<std::st
                    context_switches, steal_attempts, steals, steal_attempts_per_s);
   s += fmt::format("\"deadlocks_resolved\":{},\"cross_worker_messages\":{},\"cross_worker_share\":{:.6g},",
                    deadlocks_resolved, cross_worker_messages, cross_worker_share);
+  if (!trace_file.empty()) {
+    s += fmt::format("\"trace\":{{\"file\":{},\"events\":{},\"dropped_events\":{},\"error\":{}}},", json_string(trace_file),
+                     trace_events, trace_dropped, trace_error.empty() ? "null" : json_string(trace_error));
+  }
   s += "\"scheduler_stats\":{";
   for (std::size_t i = 0; i < scheduler_stats.size(); ++i) {
     s += fmt::format("{}{}:{:.9g}", i ? "," : "", json_string(scheduler_stats[i].first), scheduler_stats[i].second);
@@ -85,6 +89,14 @@ std::string RunReport::summary() const {
                               scheduler, cpus, wall_s, processes, messages, context_switches);
   s += fmt::format("steal attempts: {} ({:.3g}/s), steals: {}\n", steal_attempts, steal_attempts_per_s, steals);
   if (deadlocks_resolved != 0) s += fmt::format("artificial deadlocks resolved: {}\n", deadlocks_resolved);
+  if (!trace_file.empty()) {
+    if (!trace_error.empty()) {
+      s += fmt::format("trace: {}\n", trace_error);
+    } else {
+      s += fmt::format("trace: {} ({} events{})\n", trace_file, trace_events,
+                       trace_dropped > 0 ? fmt::format(", {} more dropped past the trace limit", trace_dropped) : "");
+    }
+  }
   if (cpus > 1) {
     s += fmt::format("messages across workers: {} ({:.1f}%)\n", cross_worker_messages, 100.0 * cross_worker_share);
   }

@@ -51,6 +51,11 @@ struct RunReport {
   std::vector<WorkerReport> workers;
   std::vector<ProcessReport> process_details;
   std::vector<ChannelReport> channels;
+  // The execution trace (RuntimeOptions::trace), when one was asked for.
+  std::string trace_file;            // "" when the run was not traced
+  std::uint64_t trace_events = 0;    // JSON events written
+  std::uint64_t trace_dropped = 0;   // recorded events past the trace limit, left out
+  std::string trace_error;           // why the file could not be written ("" if it was)
 
   // Sums the per-worker and per-channel figures into the totals above.
   void compute_totals();

@@ -16,13 +16,18 @@
 namespace kpn {
 
 Run::Run(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity,
-         unsigned scan_ms)
-    : shared_(scheduler, static_cast<unsigned>(pus.size())), monitor_(shared_, max_capacity, scan_ms), topology_(topology) {
+         unsigned scan_ms, const TraceSettings* trace)
+    : shared_(scheduler, static_cast<unsigned>(pus.size())), monitor_(shared_, max_capacity, scan_ms), topology_(topology), pus_(pus) {
   shared_.quiescence.set_listener(&monitor_);
+  if (trace != nullptr && kTracingCompiledIn) {
+    trace_ = std::make_unique<TraceRecorder>(*trace, static_cast<unsigned>(pus.size()));
+    shared_.trace = trace_.get();
+  }
   threads_.reserve(pus.size());
   for (std::size_t i = 0; i < pus.size(); ++i) {
     threads_.push_back(std::make_unique<WorkerThread>(shared_, static_cast<int>(i), pus[i]));
     workers_.push_back(&threads_.back()->worker());
+    if (trace_) workers_.back()->attach_trace(&trace_->worker_buffer(static_cast<unsigned>(i)));
   }
 }
 
@@ -38,6 +43,7 @@ RunReport Run::execute(NetworkSpec& network) {
 
   const auto wall_start = std::chrono::steady_clock::now();
   const std::uint64_t tick_start = cycle_clock::now();
+  if (trace_) trace_run_.start_ns = trace_->now_ns();
   try {
     for (auto& spec : specs) shared_.spawn(std::move(spec.name), std::move(spec.body), spec.options, nullptr);
   } catch (...) {
@@ -56,10 +62,13 @@ RunReport Run::execute(NetworkSpec& network) {
 
   const std::uint64_t ticks = cycle_clock::now() - tick_start;
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (trace_) trace_run_.end_ns = trace_->now_ns();
 
   unwind_remaining();
   RunReport report = build_report(shared_, workers_, wall_s, ticks, monitor_.resolved());
-  if (std::unique_ptr<RunError> failure = shared_.stop.take_failure()) {
+  std::unique_ptr<RunError> failure = shared_.stop.take_failure();
+  if (trace_) finish_trace(report, failure.get());
+  if (failure) {
     failure->set_report(std::make_shared<const RunReport>(report));
     // Rethrow with the dynamic type preserved.
     if (auto* f = dynamic_cast<ProcessFailed*>(failure.get())) throw ProcessFailed(*f);
@@ -70,13 +79,31 @@ RunReport Run::execute(NetworkSpec& network) {
   return report;
 }
 
+void Run::finish_trace(RunReport& report, const RunError* failure) {
+  if (failure != nullptr) {
+    const char* kind = dynamic_cast<const DeadlockError*>(failure) != nullptr ? "deadlock"
+                       : dynamic_cast<const Interrupted*>(failure) != nullptr ? "interrupted"
+                                                                               : "failure";
+    trace_->add_note(trace_run_.end_ns, kind, failure->what());
+  }
+  trace_run_.scheduler = std::string(shared_.scheduler.name());
+  trace_run_.pus = pus_;
+  const TraceResult written = write_trace(*trace_, shared_.channels.list(), trace_run_);
+  report.trace_file = written.path;
+  report.trace_events = written.events;
+  report.trace_dropped = written.dropped;
+  report.trace_error = written.error;
+}
+
 void Run::run_workers() {
+  if (trace_) trace_->start_sampling(shared_.channels);
   monitor_.start_scanning();
   std::vector<std::thread> threads;
   threads.reserve(threads_.size());
   for (auto& t : threads_) threads.emplace_back([t = t.get(), this] { t->thread_main(topology_); });
   for (auto& t : threads) t.join();
   monitor_.stop_scanning();
+  if (trace_) trace_->stop_sampling();
 }
 
 ProcessGraph Run::initial_graph(const std::vector<ProcessSpec>& specs) {

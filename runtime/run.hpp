@@ -17,18 +17,22 @@
 #include "runtime/report.hpp"
 #include "runtime/run_shared.hpp"
 #include "runtime/scheduler.hpp"
+#include "runtime/trace_recorder.hpp"
+#include "runtime/trace_writer.hpp"
 
 namespace kpn {
 
 class CpuTopology;
+class RunError;
 class WorkerThread;
 
 class Run final : public SchedulerContext {
  public:
   // pus[i] is the processing unit worker i is pinned to, or -1 for no pinning. max_capacity and scan_ms:
   // see deadlock_monitor.hpp.
+  // trace: where and how to record an execution trace, or nullptr for none.
   Run(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity,
-      unsigned scan_ms);
+      unsigned scan_ms, const TraceSettings* trace = nullptr);
   ~Run();
   Run(const Run&) = delete;
   Run& operator=(const Run&) = delete;
@@ -46,6 +50,8 @@ class Run final : public SchedulerContext {
 
  private:
   void run_workers();
+  // Records how the run ended and writes the trace file; its outcome goes into `report`.
+  void finish_trace(RunReport& report, const RunError* failure);
   void unwind_remaining();
   // The initial network's graph, for Scheduler::on_network.
   ProcessGraph initial_graph(const std::vector<ProcessSpec>& specs);
@@ -57,6 +63,9 @@ class Run final : public SchedulerContext {
   const CpuTopology* topology_;
   std::vector<std::unique_ptr<WorkerThread>> threads_;
   std::vector<Worker*> workers_;  // threads_[i]->worker(), the policy's view
+  std::vector<int> pus_;
+  std::unique_ptr<TraceRecorder> trace_;  // null unless the run is traced
+  TraceRunInfo trace_run_;
 };
 
 }  // namespace kpn

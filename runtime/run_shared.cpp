@@ -3,6 +3,7 @@
 #include "runtime/network_spec.hpp"
 #include "runtime/process.hpp"
 #include "runtime/scheduler.hpp"
+#include "runtime/trace_recorder.hpp"
 
 namespace kpn {
 
@@ -17,6 +18,9 @@ ProcessId RunShared::spawn(std::string name, UniqueFunction<void()> body, Proces
 }
 
 void RunShared::retire(Process& p) {
+  if constexpr (kTracingCompiledIn) {
+    if (trace != nullptr) [[unlikely]] trace->name_process(p.id(), p.name());
+  }
   table.retire(p, scheduler.home_of(p));
   delete &p;
   quiescence.exited();

@@ -21,6 +21,7 @@ namespace kpn {
 
 class Process;
 class Scheduler;
+class TraceRecorder;
 class Worker;
 
 struct RunShared {
@@ -45,6 +46,8 @@ struct RunShared {
   ChannelRegistry channels;
   Quiescence quiescence;
   std::atomic<ProcessId> next_id{1};
+  // The run's trace recorder, or nullptr when the run is not traced. Set before any worker starts.
+  TraceRecorder* trace = nullptr;
 };
 
 }  // namespace kpn

@@ -23,6 +23,12 @@ Runtime::Runtime(RuntimeOptions options, std::unique_ptr<Scheduler> scheduler)
   if (options.max_capacity == 0) throw std::invalid_argument("max_capacity must be at least 1");
   max_capacity_ = options.max_capacity;
   scan_ms_ = options.local_deadlock_scan_ms;
+  if (!options.trace.empty()) {
+    if (!kTracingCompiledIn) throw std::invalid_argument("trace: this kpn was built without tracing (cmake -DKPN_TRACE=OFF)");
+    if (options.trace_limit == 0) throw std::invalid_argument("trace_limit must be at least 1");
+    if (options.trace_sample_ms == 0) throw std::invalid_argument("trace_sample_ms must be at least 1");
+    trace_ = TraceSettings{options.trace, options.trace_limit, options.trace_sample_ms};
+  }
   place_workers(options);
 }
 
@@ -60,7 +66,7 @@ RunReport Runtime::run(NetworkSpec& network) {
     bool& flag;
     ~Reset() { flag = false; }
   } reset{running_};
-  Run run(*scheduler_, pus_, topology_.get(), max_capacity_, scan_ms_);
+  Run run(*scheduler_, pus_, topology_.get(), max_capacity_, scan_ms_, trace_ ? &*trace_ : nullptr);
   current_run_.store(&run, std::memory_order_seq_cst);
   // Destroyed before `run`: unpublishes it and waits out any interrupt() that may still be using it (one
   // atomic store away from done; a signal handler on this very thread finishes before we resume).

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "runtime/network_spec.hpp"
 #include "runtime/report.hpp"
 #include "runtime/scheduler.hpp"
+#include "runtime/trace_recorder.hpp"
 
 namespace kpn {
 
@@ -36,6 +38,13 @@ struct RuntimeOptions {
   std::size_t max_capacity = std::size_t{1} << 20;
   // Look for local deadlocks (runtime/deadlock.hpp) every this many milliseconds; 0 turns it off.
   unsigned local_deadlock_scan_ms = config::kLocalDeadlockScanMs;
+  // Write an execution trace of every run to this file (Chrome trace-event JSON, for ui.perfetto.dev);
+  // "" for none. See docs/tracing.md. The report says how it went (RunReport::trace_*).
+  std::string trace = {};
+  // Most events a trace keeps (its size stays bounded); past that, events are counted as dropped.
+  std::size_t trace_limit = config::kTraceLimit;
+  // Period of the channel fill-level samples in a trace, in milliseconds (at least 1).
+  unsigned trace_sample_ms = config::kTraceSampleMs;
 };
 
 class Runtime {
@@ -69,6 +78,7 @@ class Runtime {
   std::string scheduler_name_;
   std::vector<int> pus_;  // per worker: the PU it is pinned to, or -1
   std::size_t max_capacity_;
+  std::optional<TraceSettings> trace_;
   unsigned scan_ms_;
   bool running_ = false;
   std::atomic<Run*> current_run_{nullptr};

@@ -5,7 +5,10 @@
 // policy's business; a policy keeps its own per-worker state (queues, clocks) indexed by index().
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+
+#include "runtime/trace_buffer.hpp"
 
 namespace kpn {
 
@@ -35,6 +38,19 @@ class alignas(64) Worker {
   int pu() const noexcept { return pu_; }
   WorkerCounters& counters() noexcept { return counters_; }
   const WorkerCounters& counters() const noexcept { return counters_; }
+  // A steal attempt at worker `victim` that took `taken` processes (0: it failed): counted in the report
+  // and, when the run is traced, recorded. Owner thread only; every policy that steals reports through it.
+  void note_steal(int victim, std::size_t taken) {
+    WorkerCounters::bump(counters_.steal_attempts);
+    if (taken > 0) WorkerCounters::bump(counters_.steals);
+    if constexpr (kTracingCompiledIn) {
+      if (trace_ != nullptr) [[unlikely]] trace_steal(*trace_, victim, taken);
+    }
+  }
+  // This worker's trace buffer while the run is traced, else nullptr. Set before the worker's thread starts.
+  TraceBuffer* trace() const noexcept { return trace_; }
+  void attach_trace(TraceBuffer* buffer) noexcept { trace_ = buffer; }
+
   // A cheap per-worker random number (xorshift64*), for victim selection. Owner thread only.
   std::uint64_t next_random() noexcept {
     rng_ ^= rng_ >> 12;
@@ -47,6 +63,7 @@ class alignas(64) Worker {
   const int index_;
   const int pu_;
   std::uint64_t rng_;
+  TraceBuffer* trace_ = nullptr;
   WorkerCounters counters_;
 };
 

@@ -29,6 +29,7 @@ class WorkerThread {
 
  private:
   void after_switch(Process& p);
+  void trace_run(TraceBuffer& trace, Process& p, std::int64_t start_ns);
 
   RunShared& run_;
   Worker worker_;

@@ -164,19 +164,19 @@ Process* HandoffScheduler::steal(Worker& w, Slot& mine) {
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t victim = (first + k) % n;
     if (victim == self) continue;
-    WorkerCounters::bump(w.counters().steal_attempts);
     Slot& v = slots_[victim];
     std::size_t got = 0;
     // The lock only for a queue that shows work; pop_front_half takes at least one if it still has any.
     if (v.queue.size_hint() > 0) got = v.queue.pop_front_half(batch.data(), batch.size());
     if (got > 0) {
-      WorkerCounters::bump(w.counters().steals);
+      w.note_steal(static_cast<int>(victim), got);
       bump(mine.stolen_processes, got);
       for (std::size_t i = 1; i < got; ++i) mine.queue.push_back(batch[i]);
       return batch[0];
     }
-    if (Process* p = take_stale_next(mine, victim)) {
-      WorkerCounters::bump(w.counters().steals);
+    Process* p = take_stale_next(mine, victim);
+    w.note_steal(static_cast<int>(victim), p != nullptr ? 1 : 0);
+    if (p != nullptr) {
       bump(mine.next_steals);
       return p;
     }

@@ -46,11 +46,10 @@ Process* WorkStealingScheduler::pick_next(Worker& w) {
   // A uniformly random victim other than w.
   std::size_t victim = static_cast<std::size_t>(w.next_random() % (n - 1));
   if (victim >= static_cast<std::size_t>(w.index())) ++victim;
-  WorkerCounters::bump(w.counters().steal_attempts);
   // Always take the victim's lock, even when its queue looks empty: that contention is what the paper
   // measures, and what makes WS-CUR lose to WS-LAST at fine granularity.
   Process* p = queue(victim).pop_back();
-  if (p != nullptr) WorkerCounters::bump(w.counters().steals);
+  w.note_steal(static_cast<int>(victim), p != nullptr ? 1 : 0);
   return p;
 }
 

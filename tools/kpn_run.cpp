@@ -2,7 +2,7 @@
 //
 //   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--set key=value ...] [--stats-json PATH|-]
 //                     [--stats-detail] [--log-level LEVEL] [--validate] [--dot] [--plugin LIB.so ...]
-//                     [--max-capacity N] [--t0 N] [--quiet]
+//                     [--max-capacity N] [--t0 N] [--trace PATH [--trace-limit N] [--trace-sample-ms MS]] [--quiet]
 //   kpn-run --kinds [--json] [--plugin LIB.so ...]
 //   kpn-run --measure-t0 | --version
 //
@@ -105,6 +105,9 @@ struct Options {
   std::string scheduler = kpn::config::kDefaultScheduler;
   std::vector<std::string> sets;
   std::string stats_json;
+  std::string trace;
+  std::size_t trace_limit = kpn::config::kTraceLimit;
+  unsigned trace_sample_ms = kpn::config::kTraceSampleMs;
   bool stats_detail = false;
   std::string log_level;
   bool validate = false;
@@ -343,6 +346,8 @@ int run(const Options& opt) {
   }
   if (opt.t0 > 0) kpn::work::set_iterations_per_second(opt.t0);
   if (!opt.stats_json.empty()) check_writable("--stats-json", opt.stats_json);
+  if (opt.trace == "-") throw CLI::ValidationError("--trace", "needs a file: stdout carries the network's results");
+  if (!opt.trace.empty()) check_writable("--trace", opt.trace);
   for (const auto& plugin : opt.plugins) {
     void* handle = nullptr;
     {
@@ -389,7 +394,12 @@ int run(const Options& opt) {
     if (!written) results_error.compare_exchange_strong(none, errno != 0 ? errno : EIO);
   });
   kpn::Network network = kpn::build_network(resolved, results);
-  kpn::Runtime runtime({.cpus = opt.cpus, .scheduler = opt.scheduler, .max_capacity = opt.max_capacity},
+  kpn::Runtime runtime({.cpus = opt.cpus,
+                        .scheduler = opt.scheduler,
+                        .max_capacity = opt.max_capacity,
+                        .trace = opt.trace,
+                        .trace_limit = opt.trace_limit,
+                        .trace_sample_ms = opt.trace_sample_ms},
                        std::move(scheduler));
   g_runtime.store(&runtime);
   SignalForwarder forwarder(runtime);  // before the handlers: a signal must find it waiting
@@ -409,6 +419,13 @@ int run(const Options& opt) {
       std::cerr << fmt::format("kpn-run: cannot write the network's results to stdout: {} (the run itself: {}, exit status {})\n",
                                std::strerror(err), status, code);
       code = kExitRunFailed;
+    }
+    if (!report.trace_error.empty()) {
+      std::cerr << fmt::format("kpn-run: --trace: {} (the run itself: {}, exit status {})\n", report.trace_error, status, code);
+      code = kExitRunFailed;
+    } else if (report.trace_dropped > 0) {
+      std::cerr << fmt::format("kpn-run: --trace: the trace is cut: {} events past --trace-limit {} were dropped\n",
+                               report.trace_dropped, opt.trace_limit);
     }
     if (opt.stats_json.empty()) return code;
     try {
@@ -448,14 +465,24 @@ int main(int argc, char** argv) {
   app.add_option("--cpus", opt.cpus, "workers (kernel threads, one per CPU); default: every CPU")->check(CLI::Range(0u, 4096u));
   app.add_option("--scheduler", opt.scheduler, "scheduling policy (see the list below)")->capture_default_str();
   app.add_option("--set", opt.sets, "override a parameter of the file: --set key=value (repeatable)")->take_all();
+  // `--stats-json -q` is a forgotten PATH, not a file named "-q".
+  const CLI::Validator not_an_option(
+      [](std::string& v) -> std::string {
+        if (v.size() > 1 && v[0] == '-') return "'" + v + "' looks like an option, not a path (for a file of that name, write ./" + v + ")";
+        return "";
+      },
+      "PATH");
   app.add_option("--stats-json", opt.stats_json, "write the run's statistics as one JSON object to PATH, or - for stdout")
-      ->check(CLI::Validator(
-          [](std::string& v) -> std::string {
-            // `--stats-json -q` is a forgotten PATH, not a file named "-q".
-            if (v.size() > 1 && v[0] == '-') return "'" + v + "' looks like an option, not a path (for a file of that name, write ./" + v + ")";
-            return "";
-          },
-          "PATH"));
+      ->check(not_an_option);
+  app.add_option("--trace", opt.trace,
+                 "write an execution trace (Chrome trace-event JSON: open it in ui.perfetto.dev) to PATH; see docs/tracing.md")
+      ->check(not_an_option);
+  app.add_option("--trace-limit", opt.trace_limit, "most events the trace keeps; past it, events are counted as dropped")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  app.add_option("--trace-sample-ms", opt.trace_sample_ms, "period of the trace's channel fill-level samples, in milliseconds")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 60'000u));
   app.add_flag("--stats-detail", opt.stats_detail, "include per-process and per-channel statistics in the JSON");
   app.add_option("--log-level", opt.log_level, "trace, debug, info, warn (default), error, critical or off");
   app.add_flag("--validate", opt.validate, "check the file and exit");

@@ -1,0 +1,108 @@
+#pragma once
+// The events of an execution trace (Chrome trace format, written by trace_writer.hpp) as they are
+// recorded: fixed-size records in per-recorder buffers, turned into JSON only after the run.
+//
+// Who writes what: each worker records into its own TraceBuffer, from its own thread only (no lock, no
+// atomic); threads that are not workers (the deadlock monitor, the counter sampler, a host thread that
+// wakes a process) record into the run's shared buffer under TraceRecorder's mutex. Buffers are read
+// after every worker has been joined (the join orders every write before the read).
+//
+// Bounded: a buffer holds at most `limit` events (its share of --trace-limit); past that it counts what
+// it drops, so a long run's trace stays bounded and says that it was cut.
+//
+// Compiled in unless the build defines KPN_NO_TRACE (cmake -DKPN_TRACE=OFF), which turns every hook into
+// nothing, for measuring what the hooks cost while tracing is off (docs/tracing.md).
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/process_id.hpp"
+
+namespace kpn {
+
+#if defined(KPN_NO_TRACE)
+inline constexpr bool kTracingCompiledIn = false;
+#else
+inline constexpr bool kTracingCompiledIn = true;
+#endif
+
+enum class TraceKind : std::uint8_t {
+  Run,           // a process ran on a worker: ts..ts+dur; subject = process id; reason = why it ended
+  Wake,          // the recorder's running process (or thread) readied process `subject`, waiting on `object`
+  StealSearch,   // consecutive failed steal attempts: ts..ts+dur, `count` attempts
+  Steal,         // a steal from worker `subject` took `count` processes
+  Sleep,         // the worker slept (idle, on its futex): ts..ts+dur
+  ChannelFill,   // sampled: channel `object` held `count` messages
+  Growth,        // Parks' rule: channel `object` grew from `subject` to `count` messages
+};
+
+// Why a Run slice ended; the SwitchReason values (process_state.hpp) in the order the writer names them.
+enum class TraceRunEnd : std::uint8_t { Yield, LockYield, Park, Exit };
+
+struct TraceEvent {
+  std::int64_t ts_ns = 0;    // since the run's start
+  std::int64_t dur_ns = 0;   // slices only
+  std::uint64_t subject = 0;
+  std::uint64_t count = 0;
+  const void* object = nullptr;  // a ChannelView*, resolved to its name after the run (channels outlive it)
+  std::uint64_t flow = 0;        // Run: the wake-up that readied it; Wake: the one it starts (0: none)
+  TraceKind kind = TraceKind::Run;
+  std::uint8_t reason = 0;       // Run: TraceRunEnd; Run ending in Park: + direction << 4
+};
+
+class TraceBuffer {
+ public:
+  TraceBuffer(std::chrono::steady_clock::time_point origin, std::size_t limit, std::uint64_t flow_base)
+      : origin_(origin), limit_(limit), next_flow_(flow_base) {}
+
+  std::int64_t now_ns() const noexcept {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin_).count();
+  }
+
+  // Appends `e` unless the buffer is full (then counts it as dropped). Returns whether it was kept.
+  // Never throws: out of memory counts as dropped too (hooks run where exceptions may not pass).
+  bool add(const TraceEvent& e) noexcept {
+    searching_ = false;
+    if (events_.size() < limit_) {
+      try {
+        events_.push_back(e);
+        return true;
+      } catch (...) {
+      }
+    }
+    ++dropped_;
+    return false;
+  }
+
+  // A failed steal attempt: extends the search slice if it is the last event, else starts one.
+  void steal_attempt_failed(std::int64_t now) noexcept {
+    if (!events_.empty() && events_.back().kind == TraceKind::StealSearch && searching_) {
+      TraceEvent& s = events_.back();
+      s.dur_ns = now - s.ts_ns;
+      ++s.count;
+      return;
+    }
+    searching_ = add({now, 0, 0, 1, nullptr, 0, TraceKind::StealSearch, 0});
+  }
+
+  // A fresh id for a flow from a wake-up to the woken process's next run; unique within the run.
+  std::uint64_t new_flow() noexcept { return next_flow_++; }
+
+  const std::vector<TraceEvent>& events() const noexcept { return events_; }
+  std::uint64_t dropped() const noexcept { return dropped_; }
+
+ private:
+  std::chrono::steady_clock::time_point origin_;
+  std::size_t limit_;
+  std::uint64_t next_flow_;
+  std::vector<TraceEvent> events_;
+  std::uint64_t dropped_ = 0;
+  bool searching_ = false;  // the last event is a search slice that later failed attempts extend
+};
+
+// Out of line, so that the policies' steal loops carry only a test of a pointer while tracing is off.
+[[gnu::cold]] void trace_steal(TraceBuffer& buffer, int victim, std::size_t taken);
+
+}  // namespace kpn
