@@ -47,7 +47,7 @@ void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirecti
     return;
   }
   const std::uint64_t flow = buffer->new_flow();
-  p.trace_flow_ = buffer->add({buffer->now_ns(), 0, p.id(), 0, p.wait_channel(), flow, TraceKind::Wake, 0}) ? flow : 0;
+  p.trace_flow_ = buffer->add({buffer->now(), 0, p.id(), 0, p.wait_channel(), flow, TraceKind::Wake, 0}) ? flow : 0;
 }
 
 void unblock(Process* p) {

@@ -120,7 +120,7 @@ bool DeadlockMonitor::resolve_artificial(std::vector<BlockedProcess>& blocked, c
             resolved_ == 0 ? " (further resolutions are logged at debug level)" : "");
   ++resolved_;
   if (run_.trace != nullptr) {
-    run_.trace->add_shared({run_.trace->now_ns(), 0, growth.from, growth.to, growth.channel, 0, TraceKind::Growth, 0});
+    run_.trace->add_shared({run_.trace->now(), 0, growth.from, growth.to, growth.channel, 0, TraceKind::Growth, 0});
   }
   growth.channel->grow(growth.to);  // wakes its writer: the network goes on
   return true;

@@ -101,10 +101,10 @@ bool IdleWorkers::wait(unsigned index) noexcept {
   sleeps_.fetch_add(1, std::memory_order_relaxed);
   Word& w = words_[index];
   TraceBuffer* const trace = kTracingCompiledIn ? current_trace_buffer() : nullptr;
-  const std::int64_t slept_at = trace != nullptr ? trace->now_ns() : 0;
+  const std::int64_t slept_at = trace != nullptr ? trace->now() : 0;
   while (w.state.load(std::memory_order_acquire) == kSleeping) futex_wait(w.state, kSleeping);
   w.state.store(kAwake, std::memory_order_relaxed);
-  if (trace != nullptr) trace->add({slept_at, trace->now_ns() - slept_at, 0, 0, nullptr, 0, TraceKind::Sleep, 0});
+  if (trace != nullptr) trace->add({slept_at, trace->now() - slept_at, 0, 0, nullptr, 0, TraceKind::Sleep, 0});
   return !stopping_.load(std::memory_order_acquire);
 }
 

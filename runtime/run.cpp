@@ -43,7 +43,7 @@ RunReport Run::execute(NetworkSpec& network) {
 
   const auto wall_start = std::chrono::steady_clock::now();
   const std::uint64_t tick_start = cycle_clock::now();
-  if (trace_) trace_run_.start_ns = trace_->now_ns();
+  if (trace_) trace_run_.start = trace_->now();
   try {
     for (auto& spec : specs) shared_.spawn(std::move(spec.name), std::move(spec.body), spec.options, nullptr);
   } catch (...) {
@@ -62,7 +62,7 @@ RunReport Run::execute(NetworkSpec& network) {
 
   const std::uint64_t ticks = cycle_clock::now() - tick_start;
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (trace_) trace_run_.end_ns = trace_->now_ns();
+  if (trace_) trace_run_.end = trace_->now();
 
   unwind_remaining();
   RunReport report = build_report(shared_, workers_, wall_s, ticks, monitor_.resolved());
@@ -84,7 +84,7 @@ void Run::finish_trace(RunReport& report, const RunError* failure) {
     const char* kind = dynamic_cast<const DeadlockError*>(failure) != nullptr ? "deadlock"
                        : dynamic_cast<const Interrupted*>(failure) != nullptr ? "interrupted"
                                                                                : "failure";
-    trace_->add_note(trace_run_.end_ns, kind, failure->what());
+    trace_->add_note(trace_run_.end, kind, failure->what());
   }
   trace_run_.scheduler = std::string(shared_.scheduler.name());
   trace_run_.pus = pus_;

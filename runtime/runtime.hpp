@@ -41,7 +41,7 @@ struct RuntimeOptions {
   // Write an execution trace of every run to this file (Chrome trace-event JSON, for ui.perfetto.dev);
   // "" for none. See docs/tracing.md. The report says how it went (RunReport::trace_*).
   std::string trace = {};
-  // Most events a trace keeps (its size stays bounded); past that, events are counted as dropped.
+  // Most recorded events a trace keeps (its size stays bounded); past that, events are counted as dropped.
   std::size_t trace_limit = config::kTraceLimit;
   // Period of the channel fill-level samples in a trace, in milliseconds (at least 1).
   unsigned trace_sample_ms = config::kTraceSampleMs;

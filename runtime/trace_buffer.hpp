@@ -13,11 +13,12 @@
 // Compiled in unless the build defines KPN_NO_TRACE (cmake -DKPN_TRACE=OFF), which turns every hook into
 // nothing, for measuring what the hooks cost while tracing is off (docs/tracing.md).
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "runtime/cycle_clock.hpp"
 #include "runtime/process_id.hpp"
 
 namespace kpn {
@@ -42,8 +43,8 @@ enum class TraceKind : std::uint8_t {
 enum class TraceRunEnd : std::uint8_t { Yield, LockYield, Park, Exit };
 
 struct TraceEvent {
-  std::int64_t ts_ns = 0;    // since the run's start
-  std::int64_t dur_ns = 0;   // slices only
+  std::int64_t ts = 0;   // cycle_clock ticks (TraceBuffer::now)
+  std::int64_t dur = 0;  // ticks; slices only
   std::uint64_t subject = 0;
   std::uint64_t count = 0;
   const void* object = nullptr;  // a ChannelView*, resolved to its name after the run (channels outlive it)
@@ -54,34 +55,42 @@ struct TraceEvent {
 
 class TraceBuffer {
  public:
-  TraceBuffer(std::chrono::steady_clock::time_point origin, std::size_t limit, std::uint64_t flow_base)
-      : origin_(origin), limit_(limit), next_flow_(flow_base) {}
+  // Events are stored in chunks of this many, so that a growing buffer never copies what it holds.
+  static constexpr std::size_t kChunkEvents = 4096;
 
-  std::int64_t now_ns() const noexcept {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin_).count();
-  }
+  TraceBuffer(std::size_t limit, std::uint64_t flow_base) : limit_(limit), next_flow_(flow_base) {}
 
-  // Appends `e` unless the buffer is full (then counts it as dropped). Returns whether it was kept.
-  // Never throws: out of memory counts as dropped too (hooks run where exceptions may not pass).
+  // Timestamps are cycle_clock ticks (the time-stamp counter: a few nanoseconds to read, no system call),
+  // turned into time since the run's start by the writer, with a ratio measured over the whole run.
+  static std::int64_t now() noexcept { return static_cast<std::int64_t>(cycle_clock::now()); }
+
+  // Appends `e` unless the buffer is full (then counts it as dropped). Returns whether it was kept. Never
+  // throws: out of memory counts as dropped too (hooks run where exceptions may not pass).
   bool add(const TraceEvent& e) noexcept {
     searching_ = false;
-    if (events_.size() < limit_) {
+    if (size_ >= limit_) {
+      ++dropped_;
+      return false;
+    }
+    if (size_ % kChunkEvents == 0) {
       try {
-        events_.push_back(e);
-        return true;
+        chunks_.push_back(std::make_unique_for_overwrite<TraceEvent[]>(kChunkEvents));
       } catch (...) {
+        ++dropped_;
+        return false;
       }
     }
-    ++dropped_;
-    return false;
+    last_ = &chunks_.back()[size_ % kChunkEvents];
+    *last_ = e;
+    ++size_;
+    return true;
   }
 
   // A failed steal attempt: extends the search slice if it is the last event, else starts one.
   void steal_attempt_failed(std::int64_t now) noexcept {
-    if (!events_.empty() && events_.back().kind == TraceKind::StealSearch && searching_) {
-      TraceEvent& s = events_.back();
-      s.dur_ns = now - s.ts_ns;
-      ++s.count;
+    if (searching_) {
+      last_->dur = now - last_->ts;
+      ++last_->count;
       return;
     }
     searching_ = add({now, 0, 0, 1, nullptr, 0, TraceKind::StealSearch, 0});
@@ -90,14 +99,19 @@ class TraceBuffer {
   // A fresh id for a flow from a wake-up to the woken process's next run; unique within the run.
   std::uint64_t new_flow() noexcept { return next_flow_++; }
 
-  const std::vector<TraceEvent>& events() const noexcept { return events_; }
+  template <class F>
+  void for_each(F&& visit) const {
+    for (std::size_t i = 0; i < size_; ++i) visit(chunks_[i / kChunkEvents][i % kChunkEvents]);
+  }
+  std::size_t size() const noexcept { return size_; }
   std::uint64_t dropped() const noexcept { return dropped_; }
 
  private:
-  std::chrono::steady_clock::time_point origin_;
   std::size_t limit_;
   std::uint64_t next_flow_;
-  std::vector<TraceEvent> events_;
+  std::vector<std::unique_ptr<TraceEvent[]>> chunks_;
+  std::size_t size_ = 0;
+  TraceEvent* last_ = nullptr;
   std::uint64_t dropped_ = 0;
   bool searching_ = false;  // the last event is a search slice that later failed attempts extend
 };

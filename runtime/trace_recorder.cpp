@@ -14,7 +14,7 @@ constexpr std::uint64_t flow_base(unsigned buffer) { return std::uint64_t{buffer
 }  // namespace
 
 void trace_steal(TraceBuffer& buffer, int victim, std::size_t taken) {
-  const std::int64_t now = buffer.now_ns();
+  const std::int64_t now = buffer.now();
   if (taken == 0) {
     buffer.steal_attempt_failed(now);
     return;
@@ -25,10 +25,11 @@ void trace_steal(TraceBuffer& buffer, int victim, std::size_t taken) {
 TraceRecorder::TraceRecorder(TraceSettings settings, unsigned workers)
     : settings_(std::move(settings)),
       origin_(std::chrono::steady_clock::now()),
+      origin_tick_(TraceBuffer::now()),
       share_(std::max<std::size_t>(1, settings_.limit / (workers + 1))),
-      shared_(origin_, share_, flow_base(workers)) {
+      shared_(share_, flow_base(workers)) {
   workers_.reserve(workers);
-  for (unsigned i = 0; i < workers; ++i) workers_.push_back(std::make_unique<TraceBuffer>(origin_, share_, flow_base(i)));
+  for (unsigned i = 0; i < workers; ++i) workers_.push_back(std::make_unique<TraceBuffer>(share_, flow_base(i)));
 }
 
 TraceRecorder::~TraceRecorder() { stop_sampling(); }
@@ -41,13 +42,20 @@ void TraceRecorder::add_shared(const TraceEvent& e) {
 std::uint64_t TraceRecorder::add_shared_wake(std::uint64_t woken, const void* channel) {
   std::lock_guard g(mutex_);
   const std::uint64_t flow = shared_.new_flow();
-  if (!shared_.add({shared_.now_ns(), 0, woken, 0, channel, flow, TraceKind::Wake, 0})) return 0;
+  if (!shared_.add({shared_.now(), 0, woken, 0, channel, flow, TraceKind::Wake, 0})) return 0;
   return flow;
 }
 
-void TraceRecorder::add_note(std::int64_t ts_ns, std::string name, std::string message) {
+double TraceRecorder::ns_per_tick() const noexcept {
+  const std::int64_t ticks = TraceBuffer::now() - origin_tick_;
+  const double ns = static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin_).count());
+  return ticks > 0 ? ns / static_cast<double>(ticks) : 1.0;
+}
+
+void TraceRecorder::add_note(std::int64_t ts, std::string name, std::string message) {
   std::lock_guard g(mutex_);
-  notes_.push_back({ts_ns, std::move(name), std::move(message)});
+  notes_.push_back({ts, std::move(name), std::move(message)});
 }
 
 void TraceRecorder::name_process(ProcessId id, const std::string& name) {
@@ -90,7 +98,7 @@ void TraceRecorder::sample_loop(const ChannelRegistry& channels) {
       auto [it, fresh] = last.try_emplace(c, size);
       if (!fresh && it->second == size) continue;
       it->second = size;
-      add_shared({now_ns(), 0, 0, size, c, 0, TraceKind::ChannelFill, 0});
+      add_shared({TraceBuffer::now(), 0, 0, size, c, 0, TraceKind::ChannelFill, 0});
     }
     lock.lock();
   } while (!sampler_wake_.wait_for(lock, period, [this] { return stop_sampling_; }));

@@ -46,14 +46,17 @@ class TraceRecorder {
   TraceBuffer& worker_buffer(unsigned index) noexcept { return *workers_[index]; }
   const TraceBuffer& worker_buffer(unsigned index) const noexcept { return *workers_[index]; }
   unsigned workers() const noexcept { return static_cast<unsigned>(workers_.size()); }
-  std::int64_t now_ns() const noexcept { return shared_.now_ns(); }
+  static std::int64_t now() noexcept { return TraceBuffer::now(); }
+  // Nanoseconds per tick of TraceBuffer::now(), measured from the recorder's creation to this call.
+  double ns_per_tick() const noexcept;
+  std::int64_t origin() const noexcept { return origin_tick_; }
 
   // From a thread that is not a worker (or a worker that has no buffer): appends under the mutex.
   void add_shared(const TraceEvent& e);
   // Wake-ups from threads that are not workers: the flow id is drawn under the mutex.
   std::uint64_t add_shared_wake(std::uint64_t woken, const void* channel);
-  // An instant event at `ts_ns` with a message (a deadlock, a failure), on the runtime's track.
-  void add_note(std::int64_t ts_ns, std::string name, std::string message);
+  // An instant event at `ts` (ticks) with a message (a deadlock, a failure), on the runtime's track.
+  void add_note(std::int64_t ts, std::string name, std::string message);
   // Remembers a process's name for the writer; any thread.
   void name_process(ProcessId id, const std::string& name);
 
@@ -63,7 +66,7 @@ class TraceRecorder {
 
   // After the workers have been joined (no recording thread is left).
   struct Note {
-    std::int64_t ts_ns;
+    std::int64_t ts;
     std::string name;
     std::string message;
   };
@@ -76,7 +79,8 @@ class TraceRecorder {
   void sample_loop(const ChannelRegistry& channels);
 
   const TraceSettings settings_;
-  const std::chrono::steady_clock::time_point origin_;  // time 0 of every buffer
+  const std::chrono::steady_clock::time_point origin_;  // time 0 of the trace, on both clocks
+  const std::int64_t origin_tick_;
   const std::size_t share_;                             // events per buffer
   std::vector<std::unique_ptr<TraceBuffer>> workers_;  // each written only by its worker's thread
 

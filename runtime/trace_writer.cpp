@@ -44,14 +44,31 @@ class JsonOut {
   int error_ = 0;
 };
 
-// Microseconds, the format's unit, with nanosecond digits.
-double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+// A time in the format's unit, microseconds, printed exactly from whole nanoseconds (so that a slice's
+// end, ts + dur, is exact too, and adjacent slices never seem to overlap by a rounding error).
+struct Micros {
+  std::int64_t ns;
+};
+
+}  // namespace
+}  // namespace kpn
+
+template <>
+struct fmt::formatter<kpn::Micros> : fmt::formatter<std::string_view> {
+  auto format(kpn::Micros t, format_context& ctx) const {
+    const std::int64_t ns = t.ns < 0 ? 0 : t.ns;
+    return fmt::format_to(ctx.out(), "{}.{:03}", ns / 1000, ns % 1000);
+  }
+};
+
+namespace kpn {
+namespace {
 
 class Writer {
  public:
   Writer(const TraceRecorder& trace, const std::vector<std::shared_ptr<ChannelView>>& channels, const TraceRunInfo& run,
          JsonOut& out)
-      : trace_(trace), run_(run), out_(out), runtime_tid_(trace.workers()) {
+      : trace_(trace), run_(run), out_(out), runtime_tid_(trace.workers()), origin_(trace.origin()), ns_per_tick_(trace.ns_per_tick()) {
     for (const auto& c : channels) channel_names_.emplace(c.get(), json_string(c->name()));
   }
 
@@ -67,19 +84,27 @@ class Writer {
     out_.event(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_name","args":{{"name":"runtime"}}}})", runtime_tid_);
     out_.event(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})", runtime_tid_,
                runtime_tid_);
-    out_.event(R"({{"ph":"X","cat":"network","name":"run","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f}}})", runtime_tid_,
-               us(run_.start_ns), us(run_.end_ns - run_.start_ns));
+    out_.event(R"({{"ph":"X","cat":"network","name":"run","pid":1,"tid":{},"ts":{},"dur":{}}})", runtime_tid_,
+               at(run_.start), span(run_.start, run_.end - run_.start));
     for (unsigned i = 0; i < trace_.workers(); ++i) {
-      for (const TraceEvent& e : trace_.worker_buffer(i).events()) event(e, i);
+      trace_.worker_buffer(i).for_each([&](const TraceEvent& e) { event(e, i); });
     }
-    for (const TraceEvent& e : trace_.shared_buffer().events()) event(e, runtime_tid_);
+    trace_.shared_buffer().for_each([&](const TraceEvent& e) { event(e, runtime_tid_); });
     for (const auto& n : trace_.notes()) {
-      out_.event(R"({{"ph":"i","s":"g","cat":{},"name":{},"pid":1,"tid":{},"ts":{:.3f},"args":{{"message":{}}}}})",
-                 json_string(n.name), json_string(n.name), runtime_tid_, us(n.ts_ns), json_string(n.message));
+      out_.event(R"({{"ph":"i","s":"g","cat":{},"name":{},"pid":1,"tid":{},"ts":{},"args":{{"message":{}}}}})",
+                 json_string(n.name), json_string(n.name), runtime_tid_, at(n.ts), json_string(n.message));
     }
   }
 
  private:
+  // Nanoseconds since the trace's origin of a TraceBuffer::now() tick.
+  std::int64_t ns(std::int64_t tick) const {
+    return static_cast<std::int64_t>(static_cast<double>(tick - origin_) * ns_per_tick_ + 0.5);
+  }
+  Micros at(std::int64_t tick) const { return {ns(tick)}; }
+  // A slice's duration, as the difference of its rounded ends.
+  Micros span(std::int64_t tick, std::int64_t dur) const { return {ns(tick + dur) - ns(tick)}; }
+
   const std::string& process(std::uint64_t id) {
     auto it = process_names_.find(id);
     if (it != process_names_.end()) return it->second;
@@ -96,31 +121,31 @@ class Writer {
     switch (e.kind) {
       case TraceKind::Run: run_slice(e, tid); return;
       case TraceKind::Wake:
-        out_.event(R"({{"ph":"i","s":"t","cat":"wake","name":"wake","pid":1,"tid":{},"ts":{:.3f},"args":{{"process":{},"channel":{}}}}})",
-                   tid, us(e.ts_ns), process(e.subject), channel(e.object));
+        out_.event(R"({{"ph":"i","s":"t","cat":"wake","name":"wake","pid":1,"tid":{},"ts":{},"args":{{"process":{},"channel":{}}}}})",
+                   tid, at(e.ts), process(e.subject), channel(e.object));
         if (e.flow != 0) {
-          out_.event(R"({{"ph":"s","cat":"wake","name":"wake","id":{},"pid":1,"tid":{},"ts":{:.3f}}})", e.flow, tid, us(e.ts_ns));
+          out_.event(R"({{"ph":"s","cat":"wake","name":"wake","id":{},"pid":1,"tid":{},"ts":{}}})", e.flow, tid, at(e.ts));
         }
         return;
       case TraceKind::StealSearch:
-        out_.event(R"({{"ph":"X","cat":"steal","name":"steal attempts","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"attempts":{}}}}})",
-                   tid, us(e.ts_ns), us(e.dur_ns), e.count);
+        out_.event(R"({{"ph":"X","cat":"steal","name":"steal attempts","pid":1,"tid":{},"ts":{},"dur":{},"args":{{"attempts":{}}}}})",
+                   tid, at(e.ts), span(e.ts, e.dur), e.count);
         return;
       case TraceKind::Steal:
-        out_.event(R"({{"ph":"i","s":"t","cat":"steal","name":"steal","pid":1,"tid":{},"ts":{:.3f},"args":{{"victim":{},"processes":{}}}}})",
-                   tid, us(e.ts_ns), e.subject, e.count);
+        out_.event(R"({{"ph":"i","s":"t","cat":"steal","name":"steal","pid":1,"tid":{},"ts":{},"args":{{"victim":{},"processes":{}}}}})",
+                   tid, at(e.ts), e.subject, e.count);
         return;
       case TraceKind::Sleep:
-        out_.event(R"({{"ph":"X","cat":"idle","name":"sleep","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f}}})", tid, us(e.ts_ns),
-                   us(e.dur_ns));
+        out_.event(R"({{"ph":"X","cat":"idle","name":"sleep","pid":1,"tid":{},"ts":{},"dur":{}}})", tid, at(e.ts),
+                   span(e.ts, e.dur));
         return;
       case TraceKind::ChannelFill:
-        out_.event(R"({{"ph":"C","cat":"channel","name":{},"pid":1,"ts":{:.3f},"args":{{"messages":{}}}}})",
-                   json_string(fmt::format("channel {}", json_unquoted(channel(e.object)))), us(e.ts_ns), e.count);
+        out_.event(R"({{"ph":"C","cat":"channel","name":{},"pid":1,"ts":{},"args":{{"messages":{}}}}})",
+                   json_string(fmt::format("channel {}", json_unquoted(channel(e.object)))), at(e.ts), e.count);
         return;
       case TraceKind::Growth:
-        out_.event(R"({{"ph":"i","s":"p","cat":"deadlock","name":"channel grown","pid":1,"tid":{},"ts":{:.3f},"args":{{"channel":{},"from":{},"to":{}}}}})",
-                   tid, us(e.ts_ns), channel(e.object), e.subject, e.count);
+        out_.event(R"({{"ph":"i","s":"p","cat":"deadlock","name":"channel grown","pid":1,"tid":{},"ts":{},"args":{{"channel":{},"from":{},"to":{}}}}})",
+                   tid, at(e.ts), channel(e.object), e.subject, e.count);
         return;
     }
   }
@@ -129,19 +154,19 @@ class Writer {
     const unsigned end = e.reason & 0x0F;
     const std::string& name = process(e.subject);
     if (e.flow != 0) {
-      out_.event(R"({{"ph":"f","bp":"e","cat":"wake","name":"wake","id":{},"pid":1,"tid":{},"ts":{:.3f}}})", e.flow, tid, us(e.ts_ns));
+      out_.event(R"({{"ph":"f","bp":"e","cat":"wake","name":"wake","id":{},"pid":1,"tid":{},"ts":{}}})", e.flow, tid, at(e.ts));
     }
     if (end != static_cast<unsigned>(TraceRunEnd::Park)) {
-      out_.event(R"({{"ph":"X","cat":"run","name":{},"pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"id":{},"end":"{}"}}}})", name, tid,
-                 us(e.ts_ns), us(e.dur_ns), e.subject, end < 4 ? kRunEnds[end] : "?");
+      out_.event(R"({{"ph":"X","cat":"run","name":{},"pid":1,"tid":{},"ts":{},"dur":{},"args":{{"id":{},"end":"{}"}}}})", name, tid,
+                 at(e.ts), span(e.ts, e.dur), e.subject, end < 4 ? kRunEnds[end] : "?");
       return;
     }
     const auto direction = to_string(static_cast<WaitDirection>(e.reason >> 4));
     out_.event(
-        R"({{"ph":"X","cat":"run","name":{},"pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"id":{},"end":"park","channel":{},"wait":"{}"}}}})",
-        name, tid, us(e.ts_ns), us(e.dur_ns), e.subject, channel(e.object), direction);
-    out_.event(R"({{"ph":"i","s":"t","cat":"block","name":"block","pid":1,"tid":{},"ts":{:.3f},"args":{{"process":{},"channel":{},"wait":"{}"}}}})",
-               tid, us(e.ts_ns + e.dur_ns), name, channel(e.object), direction);
+        R"({{"ph":"X","cat":"run","name":{},"pid":1,"tid":{},"ts":{},"dur":{},"args":{{"id":{},"end":"park","channel":{},"wait":"{}"}}}})",
+        name, tid, at(e.ts), span(e.ts, e.dur), e.subject, channel(e.object), direction);
+    out_.event(R"({{"ph":"i","s":"t","cat":"block","name":"block","pid":1,"tid":{},"ts":{},"args":{{"process":{},"channel":{},"wait":"{}"}}}})",
+               tid, at(e.ts + e.dur), name, channel(e.object), direction);
   }
 
   // The text inside an encoded JSON string (quotes stripped), for building a longer string from it.
@@ -153,6 +178,8 @@ class Writer {
   const TraceRunInfo& run_;
   JsonOut& out_;
   const unsigned runtime_tid_;
+  const std::int64_t origin_;
+  const double ns_per_tick_;
   std::unordered_map<const void*, std::string> channel_names_;    // encoded JSON strings
   std::unordered_map<std::uint64_t, std::string> process_names_;  // encoded JSON strings
 };

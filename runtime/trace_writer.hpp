@@ -29,8 +29,8 @@ class TraceRecorder;
 struct TraceRunInfo {
   std::string scheduler;
   std::vector<int> pus;  // per worker
-  std::int64_t start_ns = 0;
-  std::int64_t end_ns = 0;
+  std::int64_t start = 0;  // TraceBuffer::now() ticks
+  std::int64_t end = 0;
 };
 
 struct TraceResult {

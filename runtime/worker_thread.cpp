@@ -68,7 +68,7 @@ void WorkerThread::run_process(Process& p) {
   KPN_ASAN_START_SWITCH(&fake_stack, static_cast<char*>(p.stack_.sp) - p.stack_.size, p.stack_.size);
 #endif
   TraceBuffer* const trace = kTracingCompiledIn ? worker_.trace() : nullptr;
-  const std::int64_t trace_start = trace != nullptr ? trace->now_ns() : 0;
+  const std::int64_t trace_start = trace != nullptr ? trace->now() : 0;
   p.context_ = std::move(p.context_).resume();
   // One clock read per switch: the process is charged from the end of the previous one (or of the idle
   // spell) to now, which includes picking it, a few tens of nanoseconds.
@@ -85,13 +85,13 @@ void WorkerThread::run_process(Process& p) {
   detail::set_current_process(nullptr);
   p.cpu_ticks_.store(p.cpu_ticks_.load(std::memory_order_relaxed) + ran, std::memory_order_relaxed);
   WorkerCounters::bump(worker_.counters().busy_ticks, ran);
-  if (trace != nullptr) [[unlikely]] trace_run(*trace, p, trace_start);
+  if (trace != nullptr) [[unlikely]] trace_run(*trace, p, trace_start, static_cast<std::int64_t>(now));
   after_switch(p);
 }
 
 // Records the slice of `p` that just ended (before after_switch: an exiting process is freed there).
-void WorkerThread::trace_run(TraceBuffer& trace, Process& p, std::int64_t start_ns) {
-  TraceEvent e{start_ns, trace.now_ns() - start_ns, p.id(), 0, nullptr, p.trace_flow_, TraceKind::Run, 0};
+void WorkerThread::trace_run(TraceBuffer& trace, Process& p, std::int64_t start, std::int64_t end) {
+  TraceEvent e{start, end - start, p.id(), 0, nullptr, p.trace_flow_, TraceKind::Run, 0};
   p.trace_flow_ = 0;
   switch (p.reason_) {
     case SwitchReason::Yield: e.reason = static_cast<std::uint8_t>(TraceRunEnd::Yield); break;

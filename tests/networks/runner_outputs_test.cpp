@@ -155,3 +155,38 @@ TEST_CASE("kpn-run given a directory as the file says it is a directory", "[runn
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains(kpn::test::scratch_dir().string() + ": is a directory"));
 }
+
+TEST_CASE("kpn-run --trace writes a trace of scatter-gather that agrees with --stats-json", "[runner][trace]") {
+  const auto trace = kpn::test::scratch_file("sg-trace.json");
+  const auto stats = kpn::test::scratch_file("sg-stats.json");
+  const auto r = kpn_run(config_path("scatter-gather.yaml") + " --cpus 2 --quiet --set workers=8 rounds=20 --trace " +
+                         quoted_path(trace) + " --stats-json " + quoted_path(stats));
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(kpn::test::read_text(stats), Contains("\"trace\":{\"file\":"));
+  const std::string check = "python3 '" + kpn::test::source_dir() + "/scripts/check_trace.py' " + quoted_path(trace) + " " +
+                            quoted_path(stats);
+  const int status = std::system(check.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("kpn-run --trace into a missing directory exits 2 before running", "[runner][trace]") {
+  const auto r = kpn_run(kRing + " --trace /nonexistent-dir/trace.json");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Contains("--trace") && Contains("the directory '/nonexistent-dir' does not exist"));
+}
+
+TEST_CASE("kpn-run --trace - is refused: stdout carries the network's results", "[runner][trace]") {
+  const auto r = kpn_run(kRing + " --trace -");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Contains("stdout carries the network's results"));
+}
+
+TEST_CASE("kpn-run says when --trace-limit cut the trace", "[runner][trace]") {
+  const auto trace = kpn::test::scratch_file("cut-trace.json");
+  const auto r = kpn_run(kRing + " --trace " + quoted_path(trace) + " --trace-limit 10");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, Contains("the trace is cut") && Contains("--trace-limit 10"));
+}
