@@ -212,7 +212,9 @@ bool HandoffScheduler::any_queued() const noexcept {
 void HandoffScheduler::on_idle(Worker& w) {
   Slot& s = slot(w);
   if (s.searching && (++s.idle_rounds < 4 || now_ns() - s.search_began_ns < std::int64_t{config::kSearchUs} * 1000)) {
-    for (int i = 0; i < 32; ++i) cpu_relax();
+    // Exponential back-off between rounds of probes: a searcher that found nothing twice looks less often.
+    const int spins = 32 << std::min(s.idle_rounds - 1, 5u);
+    for (int i = 0; i < spins; ++i) cpu_relax();
     return;
   }
   s.idle_rounds = 0;
