@@ -5,6 +5,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "runtime/current.hpp"
 #include "runtime/cycle_clock.hpp"
@@ -15,9 +16,12 @@
 
 namespace kpn {
 
-Run::Run(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity,
-         unsigned scan_ms)
-    : shared_(scheduler, static_cast<unsigned>(pus.size())), monitor_(shared_, max_capacity, scan_ms), topology_(topology) {
+Run::Run(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, TopologyReport placement,
+         std::size_t max_capacity, unsigned scan_ms)
+    : shared_(scheduler, static_cast<unsigned>(pus.size())),
+      monitor_(shared_, max_capacity, scan_ms),
+      topology_(topology),
+      placement_(std::move(placement)) {
   shared_.quiescence.set_listener(&monitor_);
   threads_.reserve(pus.size());
   for (std::size_t i = 0; i < pus.size(); ++i) {
@@ -59,6 +63,7 @@ RunReport Run::execute(NetworkSpec& network) {
 
   unwind_remaining();
   RunReport report = build_report(shared_, workers_, wall_s, ticks, monitor_.resolved());
+  report.topology = placement_;
   if (std::unique_ptr<RunError> failure = shared_.stop.take_failure()) {
     failure->set_report(std::make_shared<const RunReport>(report));
     // Rethrow with the dynamic type preserved.

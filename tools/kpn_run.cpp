@@ -1,6 +1,6 @@
 // kpn-run: runs a process network described in a YAML file and reports what happened.
 //
-//   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--set key=value ...] [--stats-json PATH|-]
+//   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--pin cores|pus|none] [--set key=value ...] [--stats-json PATH|-]
 //                     [--stats-detail] [--log-level LEVEL] [--validate] [--dot] [--plugin LIB.so ...]
 //                     [--max-capacity N] [--t0 N] [--quiet]
 //   kpn-run --kinds [--json] [--plugin LIB.so ...]
@@ -103,6 +103,7 @@ struct Options {
   std::string file;
   unsigned cpus = 0;
   std::string scheduler = kpn::config::kDefaultScheduler;
+  std::string pin = "cores";
   std::vector<std::string> sets;
   std::string stats_json;
   bool stats_detail = false;
@@ -389,7 +390,9 @@ int run(const Options& opt) {
     if (!written) results_error.compare_exchange_strong(none, errno != 0 ? errno : EIO);
   });
   kpn::Network network = kpn::build_network(resolved, results);
-  kpn::Runtime runtime({.cpus = opt.cpus, .scheduler = opt.scheduler, .max_capacity = opt.max_capacity},
+  // --pin was checked against the names when parsed.
+  const kpn::PinMode pin = kpn::parse_pin_mode(opt.pin).value_or(kpn::PinMode::cores);
+  kpn::Runtime runtime({.cpus = opt.cpus, .scheduler = opt.scheduler, .pin = pin, .max_capacity = opt.max_capacity},
                        std::move(scheduler));
   g_runtime.store(&runtime);
   SignalForwarder forwarder(runtime);  // before the handlers: a signal must find it waiting
@@ -447,6 +450,11 @@ int main(int argc, char** argv) {
   CLI::Option* file = app.add_option("file", opt.file, "the network's YAML file")->required();
   app.add_option("--cpus", opt.cpus, "workers (kernel threads, one per CPU); default: every CPU")->check(CLI::Range(0u, 4096u));
   app.add_option("--scheduler", opt.scheduler, "scheduling policy (see the list below)")->capture_default_str();
+  app.add_option("--pin", opt.pin,
+                 "where workers are pinned: cores (one per physical core first, then hyperthreads, NUMA nodes in turn), "
+                 "pus (hwloc's logical order) or none")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cores", "pus", "none"}));
   app.add_option("--set", opt.sets, "override a parameter of the file: --set key=value (repeatable)")->take_all();
   app.add_option("--stats-json", opt.stats_json, "write the run's statistics as one JSON object to PATH, or - for stdout")
       ->check(CLI::Validator(
