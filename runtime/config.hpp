@@ -66,4 +66,9 @@ inline constexpr unsigned kStaleNextUs = 4;
 // Most processes one steal takes (it takes half the victim's queue, up to this).
 inline constexpr std::size_t kMaxStealBatch = 128;
 
+// Process priorities (ProcessOptions::priority): a small range, so that a policy can keep one FIFO per level.
+inline constexpr int kMinPriority = 0;
+inline constexpr int kMaxPriority = 7;
+inline constexpr int kDefaultPriority = 0;
+
 }  // namespace kpn::config
