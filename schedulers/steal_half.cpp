@@ -112,10 +112,12 @@ Process* StealHalfScheduler::steal_from_group(Worker& w, Slot& mine, std::size_t
   for (std::size_t k = 0; k < n; ++k) {
     Slot& v = slots_[victims[begin + (first + k) % n]];
     WorkerCounters::bump(w.counters().steal_attempts);
+    bump(mine.steal_attempts);
     // The lock only for a queue that shows work; steal_half takes at least one if it still has any.
     const std::size_t got = v.queue.size_hint() > 0 ? v.queue.steal_half(batch.data(), batch.size()) : 0;
     if (got == 0) continue;
     WorkerCounters::bump(w.counters().steals);
+    bump(mine.steals);
     bump(mine.stolen_processes, got);
     bump(mine.steals_at[static_cast<std::size_t>(place)]);
     // Run the highest priority of the batch; the rest keep their levels here. The batch comes lowest level
@@ -155,8 +157,8 @@ std::vector<std::pair<std::string, double>> StealHalfScheduler::stats() const {
   std::uint64_t attempts = 0, steals = 0, stolen = 0;
   std::array<std::uint64_t, kPlaces> at{};
   for (std::size_t i = 0; i < workers_.size(); ++i) {
-    attempts += workers_[i]->counters().steal_attempts.load(std::memory_order_relaxed);
-    steals += workers_[i]->counters().steals.load(std::memory_order_relaxed);
+    attempts += slots_[i].steal_attempts.load(std::memory_order_relaxed);
+    steals += slots_[i].steals.load(std::memory_order_relaxed);
     stolen += slots_[i].stolen_processes.load(std::memory_order_relaxed);
     for (std::size_t l = 0; l < at.size(); ++l) at[l] += slots_[i].steals_at[l].load(std::memory_order_relaxed);
   }

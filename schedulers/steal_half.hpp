@@ -54,7 +54,10 @@ class StealHalfScheduler final : public Scheduler {
     bool searching = false;
     unsigned idle_rounds = 0;  // fruitless search rounds since it last ran something
     std::int64_t search_began_ns = 0;
-    // Written by the worker (relaxed, no contention), summed after the run.
+    // Written by the worker (relaxed, no contention), summed after the run. The attempts and steals are
+    // the worker's WorkerCounters too, kept here as well so that stats() needs no Worker after the run.
+    std::atomic<std::uint64_t> steal_attempts{0};
+    std::atomic<std::uint64_t> steals{0};
     std::atomic<std::uint64_t> stolen_processes{0};
     std::array<std::atomic<std::uint64_t>, kPlaces> steals_at{};
   };
