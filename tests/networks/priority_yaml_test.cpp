@@ -40,3 +40,17 @@ channels:
   CHECK(diags[0].where.column == 54);
   CHECK_THAT(diags[0].message, Contains("process 'src': priority: 8 is out of range [0, 7]"));
 }
+
+TEST_CASE("kpn-run exits 2 on a priority out of range, at its file:line:column", "[networks][priority][runner]") {
+  const auto file = kpn::test::write_scratch("priority.yaml", R"(network: t
+processes:
+  src: { kind: source, args: { count: 3 }, priority: -1 }
+  snk: { kind: sink }
+channels:
+  - { from: src.out, to: snk.in }
+)");
+  const auto r = kpn::test::kpn_run(kpn::test::quoted_path(file));
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Contains("error: " + file.string() + ":3:54: process 'src': priority: -1 is out of range [0, 7]"));
+}
