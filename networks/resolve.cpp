@@ -182,6 +182,10 @@ class Resolver {
       auto c = bounded_int(*d.cpu, fmt::format("process '{}': cpu", d.name), 0, 4095);
       if (c) options.home_worker = static_cast<int>(*c);
     }
+    if (d.priority) {
+      auto r = bounded_int(*d.priority, fmt::format("process '{}': priority", d.name), config::kMinPriority, config::kMaxPriority);
+      if (r) options.priority = static_cast<int>(*r);
+    }
     std::map<std::string, Value> args;
     std::vector<std::string> arg_names;
     for (const auto& a : kind->args) arg_names.push_back(a.name);

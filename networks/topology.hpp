@@ -36,6 +36,7 @@ struct ProcessDecl {
   std::optional<Scalar> replicas;    // default 1
   std::optional<Scalar> stack_size;  // bytes; default config::kDefaultStackSize
   std::optional<Scalar> cpu;         // home worker hint, for placement policies
+  std::optional<Scalar> priority;    // ProcessOptions::priority, config::kMinPriority to kMaxPriority
 };
 
 // `process.port`, `process[i].port`: one side of a channel declaration.

@@ -17,7 +17,7 @@ namespace kpn {
 namespace {
 
 const std::vector<std::string> kTopKeys = {"network", "description", "params", "processes", "channels"};
-const std::vector<std::string> kProcessKeys = {"kind", "args", "replicas", "stack_size", "cpu"};
+const std::vector<std::string> kProcessKeys = {"kind", "args", "replicas", "stack_size", "cpu", "priority"};
 const std::vector<std::string> kChannelKeys = {"from", "to", "capacity", "shift", "wrap", "count"};
 
 class Loader {
@@ -199,6 +199,7 @@ class Loader {
       if (auto r = body["replicas"]) p.replicas = scalar(r, fmt::format("process '{}': 'replicas'", name));
       if (auto s = body["stack_size"]) p.stack_size = scalar(s, fmt::format("process '{}': 'stack_size'", name));
       if (auto c = body["cpu"]) p.cpu = scalar(c, fmt::format("process '{}': 'cpu'", name));
+      if (auto r = body["priority"]) p.priority = scalar(r, fmt::format("process '{}': 'priority'", name));
       t.processes.push_back(std::move(p));
     }
   }

@@ -74,5 +74,9 @@ inline constexpr std::size_t kMaxStealBatch = 128;
 inline constexpr std::size_t kTraceLimit = 300'000;
 // How often channel fill levels are sampled into a traced run's counters.
 inline constexpr unsigned kTraceSampleMs = 1;
+// Process priorities (ProcessOptions::priority): a small range, so that a policy can keep one FIFO per level.
+inline constexpr int kMinPriority = 0;
+inline constexpr int kMaxPriority = 7;
+inline constexpr int kDefaultPriority = 0;
 
 }  // namespace kpn::config

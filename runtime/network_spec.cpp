@@ -11,6 +11,10 @@ void validate(const std::string& name, const ProcessOptions& options) {
     throw std::invalid_argument(fmt::format("process '{}': stack size {} bytes is outside [{}, {}]", name,
                                             options.stack_size, config::kMinStackSize, config::kMaxStackSize));
   }
+  if (options.priority < config::kMinPriority || options.priority > config::kMaxPriority) {
+    throw std::invalid_argument(fmt::format("process '{}': priority {} is outside [{}, {}]", name, options.priority,
+                                            config::kMinPriority, config::kMaxPriority));
+  }
 }
 
 void NetworkSpec::add_process(std::string name, UniqueFunction<void()> body, ProcessOptions options) {

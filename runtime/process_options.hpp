@@ -13,6 +13,11 @@ struct ProcessOptions {
   // Worker the process prefers, or -1 for none. Placement policies may use it (gp pins processes to it);
   // the work-stealing policies ignore it.
   int home_worker = -1;
+  // A hint for policies that order a worker's queue (steal-half): among the processes queued on one
+  // worker, a higher priority runs first, and thieves take the lowest first. config::kMinPriority to
+  // config::kMaxPriority (0 to 7); anything else is refused with std::invalid_argument. Other policies
+  // ignore it.
+  int priority = config::kDefaultPriority;
 };
 
 }  // namespace kpn

@@ -1,6 +1,7 @@
 #include "runtime/report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "runtime/json.hpp"
 
@@ -57,6 +58,9 @@ std::string RunReport::to_json(bool details, const std::vector<std::pair<std::st
     s += fmt::format("{}{}:{:.9g}", i ? "," : "", json_string(scheduler_stats[i].first), scheduler_stats[i].second);
   }
   s += "},";
+  s += fmt::format("\"topology\":{{\"pin\":{},\"packages\":{},\"numa_nodes\":{},\"cores\":{},\"pus\":{},\"worker_pus\":[{}]}},",
+                   json_string(topology.pin), topology.packages, topology.numa_nodes, topology.cores, topology.pus,
+                   fmt::join(topology.worker_pus, ","));
   s += "\"workers\":[";
   for (std::size_t i = 0; i < workers.size(); ++i) {
     const auto& w = workers[i];
@@ -88,6 +92,8 @@ std::string RunReport::summary() const {
   std::string s = fmt::format("{} on {} cpus: {:.6f} s wall, {} processes, {} messages, {} context switches\n",
                               scheduler, cpus, wall_s, processes, messages, context_switches);
   s += fmt::format("steal attempts: {} ({:.3g}/s), steals: {}\n", steal_attempts, steal_attempts_per_s, steals);
+  s += fmt::format("topology: {} packages, {} NUMA nodes, {} cores, {} PUs; pin {}, worker PUs [{}]\n", topology.packages,
+                   topology.numa_nodes, topology.cores, topology.pus, topology.pin, fmt::join(topology.worker_pus, " "));
   if (deadlocks_resolved != 0) s += fmt::format("artificial deadlocks resolved: {}\n", deadlocks_resolved);
   if (!trace_file.empty()) {
     if (!trace_error.empty()) {

@@ -34,6 +34,16 @@ struct ChannelReport {
   std::uint64_t cross_worker_messages = 0;  // read on another worker than the one that wrote them
 };
 
+// The machine the run was placed on (hwloc) and where its workers went.
+struct TopologyReport {
+  std::string pin = "none";          // the pin mode: cores, pus or none
+  unsigned packages = 0;
+  unsigned numa_nodes = 0;
+  unsigned cores = 0;
+  unsigned pus = 0;
+  std::vector<int> worker_pus;       // per worker: the OS index of its processing unit, -1 if not pinned
+};
+
 struct RunReport {
   std::string scheduler;
   unsigned cpus = 0;
@@ -48,6 +58,7 @@ struct RunReport {
   std::uint64_t cross_worker_messages = 0;  // messages read on another worker than the one that wrote them
   double cross_worker_share = 0;           // cross_worker_messages / messages (0 without messages)
   std::vector<std::pair<std::string, double>> scheduler_stats;  // the policy's own figures (Scheduler::stats)
+  TopologyReport topology;
   std::vector<WorkerReport> workers;
   std::vector<ProcessReport> process_details;
   std::vector<ChannelReport> channels;

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "runtime/current.hpp"
 #include "runtime/cycle_clock.hpp"
@@ -15,9 +16,13 @@
 
 namespace kpn {
 
-Run::Run(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity,
-         unsigned scan_ms, const TraceSettings* trace)
-    : shared_(scheduler, static_cast<unsigned>(pus.size())), monitor_(shared_, max_capacity, scan_ms), topology_(topology), pus_(pus) {
+Run::Run(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, TopologyReport placement,
+         std::size_t max_capacity, unsigned scan_ms, const TraceSettings* trace)
+    : shared_(scheduler, static_cast<unsigned>(pus.size())),
+      monitor_(shared_, max_capacity, scan_ms),
+      topology_(topology),
+      placement_(std::move(placement)),
+      pus_(pus) {
   shared_.quiescence.set_listener(&monitor_);
   if (trace != nullptr && kTracingCompiledIn) {
     trace_ = std::make_unique<TraceRecorder>(*trace, static_cast<unsigned>(pus.size()));
@@ -66,6 +71,7 @@ RunReport Run::execute(NetworkSpec& network) {
 
   unwind_remaining();
   RunReport report = build_report(shared_, workers_, wall_s, ticks, monitor_.resolved());
+  report.topology = placement_;
   std::unique_ptr<RunError> failure = shared_.stop.take_failure();
   if (trace_) finish_trace(report, failure.get());
   if (failure) {

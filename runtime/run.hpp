@@ -28,11 +28,11 @@ class WorkerThread;
 
 class Run final : public SchedulerContext {
  public:
-  // pus[i] is the processing unit worker i is pinned to, or -1 for no pinning. max_capacity and scan_ms:
-  // see deadlock_monitor.hpp.
-  // trace: where and how to record an execution trace, or nullptr for none.
-  Run(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, std::size_t max_capacity,
-      unsigned scan_ms, const TraceSettings* trace = nullptr);
+  // pus[i] is the processing unit worker i is pinned to, or -1 for no pinning; `placement` goes into the
+  // report as it is. max_capacity and scan_ms: see deadlock_monitor.hpp. trace: where and how to record an
+  // execution trace, or nullptr for none.
+  Run(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, TopologyReport placement,
+      std::size_t max_capacity, unsigned scan_ms, const TraceSettings* trace = nullptr);
   ~Run();
   Run(const Run&) = delete;
   Run& operator=(const Run&) = delete;
@@ -61,6 +61,7 @@ class Run final : public SchedulerContext {
   RunShared shared_;
   DeadlockMonitor monitor_;
   const CpuTopology* topology_;
+  TopologyReport placement_;
   std::vector<std::unique_ptr<WorkerThread>> threads_;
   std::vector<Worker*> workers_;  // threads_[i]->worker(), the policy's view
   std::vector<int> pus_;

@@ -43,8 +43,12 @@ void Runtime::place_workers(const RuntimeOptions& options) {
     log().warn("{} workers requested but only {} processing units are available: workers will share them (said once per program)", n,
                pus.size());
   }
+  pin_ = options.pin;
+  const std::vector<int> order = topology_->pin_order(pin_);
   pus_.clear();
-  for (unsigned i = 0; i < n; ++i) pus_.push_back(options.pin ? pus[i % pus.size()] : -1);
+  for (unsigned i = 0; i < n; ++i) pus_.push_back(order.empty() ? -1 : order[i % order.size()]);
+  topology_report_ = {std::string(to_string(pin_)), topology_->packages(), topology_->numa_nodes(), topology_->cores(),
+                      topology_->total_pus(), pus_};
 }
 
 void Runtime::interrupt() noexcept {
@@ -66,7 +70,9 @@ RunReport Runtime::run(NetworkSpec& network) {
     bool& flag;
     ~Reset() { flag = false; }
   } reset{running_};
-  Run run(*scheduler_, pus_, topology_.get(), max_capacity_, scan_ms_, trace_ ? &*trace_ : nullptr);
+  // Unpinned workers have no place in the topology: policies are told there is none.
+  Run run(*scheduler_, pus_, pin_ == PinMode::none ? nullptr : topology_.get(), topology_report_, max_capacity_, scan_ms_,
+          trace_ ? &*trace_ : nullptr);
   current_run_.store(&run, std::memory_order_seq_cst);
   // Destroyed before `run`: unpublishes it and waits out any interrupt() that may still be using it (one
   // atomic store away from done; a signal handler on this very thread finishes before we resume).

@@ -16,6 +16,7 @@
 #include "runtime/config.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/network_spec.hpp"
+#include "runtime/pin_mode.hpp"
 #include "runtime/report.hpp"
 #include "runtime/scheduler.hpp"
 #include "runtime/trace_recorder.hpp"
@@ -31,8 +32,9 @@ struct RuntimeOptions {
   unsigned cpus = 0;
   // Scheduling policy, by registered name (see kpn::scheduler_list()).
   std::string scheduler = config::kDefaultScheduler;
-  // Pin each worker to its own processing unit with hwloc.
-  bool pin = true;
+  // Where workers are pinned (hwloc): one per physical core first, NUMA nodes in turn (cores); in
+  // hwloc's logical PU order, hyperthread siblings together (pus); not at all (none). See pin_mode.hpp.
+  PinMode pin = PinMode::cores;
   // Artificial deadlocks are resolved by doubling the smallest full channel (Parks' rule), up to this
   // many messages; past it the deadlock is an error. 1 disables growth (every deadlock fails the run).
   std::size_t max_capacity = std::size_t{1} << 20;
@@ -77,6 +79,8 @@ class Runtime {
   std::unique_ptr<Scheduler> scheduler_;
   std::string scheduler_name_;
   std::vector<int> pus_;  // per worker: the PU it is pinned to, or -1
+  PinMode pin_ = PinMode::cores;
+  TopologyReport topology_report_;
   std::size_t max_capacity_;
   std::optional<TraceSettings> trace_;
   unsigned scan_ms_;

@@ -1,6 +1,6 @@
 // kpn-run: runs a process network described in a YAML file and reports what happened.
 //
-//   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--set key=value ...] [--stats-json PATH|-]
+//   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--pin cores|pus|none] [--set key=value ...] [--stats-json PATH|-]
 //                     [--stats-detail] [--log-level LEVEL] [--validate] [--dot] [--plugin LIB.so ...]
 //                     [--max-capacity N] [--t0 N] [--trace PATH [--trace-limit N] [--trace-sample-ms MS]] [--quiet]
 //   kpn-run --kinds [--json] [--plugin LIB.so ...]
@@ -103,6 +103,7 @@ struct Options {
   std::string file;
   unsigned cpus = 0;
   std::string scheduler = kpn::config::kDefaultScheduler;
+  std::string pin = "cores";
   std::vector<std::string> sets;
   std::string stats_json;
   std::string trace;
@@ -394,8 +395,11 @@ int run(const Options& opt) {
     if (!written) results_error.compare_exchange_strong(none, errno != 0 ? errno : EIO);
   });
   kpn::Network network = kpn::build_network(resolved, results);
+  // --pin was checked against the names when parsed.
+  const kpn::PinMode pin = kpn::parse_pin_mode(opt.pin).value_or(kpn::PinMode::cores);
   kpn::Runtime runtime({.cpus = opt.cpus,
                         .scheduler = opt.scheduler,
+                        .pin = pin,
                         .max_capacity = opt.max_capacity,
                         .trace = opt.trace,
                         .trace_limit = opt.trace_limit,
@@ -464,6 +468,11 @@ int main(int argc, char** argv) {
   CLI::Option* file = app.add_option("file", opt.file, "the network's YAML file")->required();
   app.add_option("--cpus", opt.cpus, "workers (kernel threads, one per CPU); default: every CPU")->check(CLI::Range(0u, 4096u));
   app.add_option("--scheduler", opt.scheduler, "scheduling policy (see the list below)")->capture_default_str();
+  app.add_option("--pin", opt.pin,
+                 "where workers are pinned: cores (one per physical core first, then hyperthreads, NUMA nodes in turn), "
+                 "pus (hwloc's logical order) or none")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cores", "pus", "none"}));
   app.add_option("--set", opt.sets, "override a parameter of the file: --set key=value (repeatable)")->take_all();
   // `--stats-json -q` is a forgotten PATH, not a file named "-q".
   const CLI::Validator not_an_option(

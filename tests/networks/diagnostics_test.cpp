@@ -95,7 +95,7 @@ channels:
 )";
   const auto d = only_one_at(errors_of(yaml), 3, 24);
   CHECK_THAT(d.message, Contains("process 'src'") && Contains("unknown key 'replica'") &&
-                            Contains("did you mean 'replicas'?") && Contains("kind, args, replicas, stack_size, cpu"));
+                            Contains("did you mean 'replicas'?") && Contains("kind, args, replicas, stack_size, cpu, priority"));
 }
 
 TEST_CASE("an unknown channel key suggests the nearest valid key", "[networks]") {
