@@ -151,6 +151,9 @@ class Process {
   UniqueFunction<void()> body_;
 
   std::atomic<ProcessState> state_{ProcessState::Ready};
+  // Beside the state (in its padding), because whoever readies the process reads both: a timed wait
+  // (timer_queue.hpp, blocking.hpp's park_until) is in progress.
+  std::atomic<bool> timed_{false};
   int last_worker_ = -1;
   std::atomic<std::uint64_t> cpu_ticks_{0};
   std::uint64_t switches_ = 0;  // written only by the worker running the process
@@ -162,7 +165,6 @@ class Process {
 
   // Timed waits (timer_queue.hpp, blocking.hpp's park_until). The node is the queue's while queued.
   TimerNode timer_;
-  std::atomic<bool> timed_{false};
   // Set by the firer that took the process out of its slot (it owns the process then), read by the
   // process once it runs; published by the policy's queue like the state.
   bool timed_out_ = false;
