@@ -21,18 +21,27 @@ bool park_until(BusyWaitMutex& lock, Process*& slot, ChannelView* channel, WaitD
     throw detail::Cancelled{};
   }
   RunShared& run = self->run_;
-  slot = self;
-  self->wait_channel_.store(channel, std::memory_order_relaxed);
-  self->wait_direction_.store(direction, std::memory_order_relaxed);
-  self->timed_.store(true, std::memory_order_relaxed);
-  self->timed_out_ = false;
   TimerNode& node = self->timer_;
   node.process = self;
   node.park_lock = &lock;
   node.slot = &slot;
   // Queued while `lock` is held: a firer that pops it now finds the lock taken until this process is off
-  // its stack (timer_queue.hpp), and then sees it in `slot`.
-  if (run.timers.insert(node, deadline_ns)) run.idle.timer_added(deadline_ns);
+  // its stack (timer_queue.hpp), and then sees it in `slot`. Queued before the process is published in
+  // the slot, so that a failed insertion (out of memory) leaves nothing behind; like a cancelled park, it
+  // leaves with the lock released.
+  bool earliest = false;
+  try {
+    earliest = run.timers.insert(node, deadline_ns);
+  } catch (...) {
+    lock.unlock();
+    throw;
+  }
+  self->timed_out_ = false;
+  self->timed_.store(true, std::memory_order_relaxed);
+  self->wait_channel_.store(channel, std::memory_order_relaxed);
+  self->wait_direction_.store(direction, std::memory_order_relaxed);
+  slot = self;
+  if (earliest) run.idle.timer_added(deadline_ns);
   self->release_after_switch_ = &lock;
   self->switch_to_worker(SwitchReason::Park);
   // Readied by the firer, by a waker, or resumed by the teardown. After this, no firer looks at the node.
