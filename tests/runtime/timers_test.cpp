@@ -161,3 +161,28 @@ TEST_CASE("an interrupt unwinds a network in which every process sleeps", "[runt
     CHECK(census.alive() == 0);
   }
 }
+
+TEST_CASE("an earlier timer wakes the idle worker that waits for a later one", "[runtime][timers]") {
+  // handoff lets idle workers sleep; one of them (the watcher) waits for the earliest deadline. Here the
+  // watcher is a worker that went idle while `late` slept 2.5 s; `early` then sleeps 10 ms while `busy` keeps
+  // another worker computing for 1.5 s, so only the watcher can fire it in time, and only if it learns the
+  // new deadline (the third worker, idle once `early` sleeps, sleeps without a timeout: the watch is taken).
+  auto spin_for = [](std::chrono::milliseconds d) {
+    const auto end = Clock::now() + d;
+    while (Clock::now() < end) {
+    }
+  };
+  kpn::Network net;
+  Clock::duration early_slept{};
+  net.process("late", [] { kpn::sleep_for(2500ms); });
+  net.process("early", [&] {
+    spin_for(50ms);
+    const auto t0 = Clock::now();
+    kpn::sleep_for(10ms);
+    early_slept = Clock::now() - t0;
+  });
+  net.process("busy", [&] { spin_for(1500ms); });
+  kpn::Runtime({.cpus = 3, .scheduler = "handoff"}).run(net);
+  CHECK(early_slept >= 10ms);
+  CHECK(early_slept < 1s);
+}
