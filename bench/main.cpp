@@ -3,7 +3,8 @@
 //
 //   build/bin/kpn-bench [--only NAME] [--scheduler NAME] [--reps N] [--json]
 //
-// NAME is a benchmark (primitives, yield, pingpong-1cpu, ..., chain-2cpu) or a group (pingpong, chain).
+// NAME is a benchmark (primitives, yield, pingpong-1cpu, ..., chain-2cpu, timers-1cpu, timers-2cpu) or a group
+// (pingpong, chain, timers).
 
 #include <cstdio>
 #include <exception>
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
       {"pingpong-2cpu-apart", [](const Options& o) { return bench_pingpong(o, Placement::TwoWorkersApart); }},
       {"spawn", bench_spawn},
       {"chain-1cpu", [](const Options& o) { return bench_chain(o, 1); }},
+      {"timers-1cpu", [](const Options& o) { return bench_timers(o, 1); }},
+      {"timers-2cpu", [](const Options& o) { return bench_timers(o, 2); }},
   };
   // The chain again on every CPU of the machine, when it has more than one.
   if (const unsigned n = std::thread::hardware_concurrency(); n > 1) {
@@ -58,7 +61,7 @@ int main(int argc, char** argv) {
   std::string only;
   bool json = false;
   CLI::App app{"kpn-bench: microbenchmarks of the kpn runtime (median, min and max over repetitions)"};
-  app.add_option("--only", only, "Run one benchmark, or one group (pingpong, chain)")->check(CLI::IsMember(names));
+  app.add_option("--only", only, "Run one benchmark, or one group (pingpong, chain, timers)")->check(CLI::IsMember(names));
   std::vector<std::string> policies;
   for (const auto& info : kpn::scheduler_list()) policies.push_back(info.name);
   app.add_option("--scheduler", o.scheduler, "Scheduling policy")

@@ -21,6 +21,7 @@
 #include "channels/typed_channel.hpp"
 #include "channels/worker_trail.hpp"
 #include "runtime/current.hpp"
+#include "runtime/steady_time.hpp"
 
 namespace kpn {
 
@@ -53,6 +54,41 @@ class Channel final : public TypedChannel<T> {
       park(held, core_.reader_waiting, *this, WaitDirection::Read);
     }
     std::optional<T> value(buffer_.pop_front());
+    if (trail_.on_read(current_worker_index())) ++core_.cross_worker_messages;
+    wake.take(core_.writer_waiting);
+    return value;
+  }
+
+  // The timed forms share write's and read's structure; a wait that timed out looks at the channel once
+  // more (a message that arrived as the timer fired is taken, not left for later), then reports Timeout.
+  WriteStatus write_until(T& value, std::int64_t deadline_ns) override {
+    WakeList wake;
+    std::unique_lock held(core_.lock);
+    bool expired = false;
+    for (;;) {
+      if (core_.closed) throw ChannelClosed(core_.name());
+      if (core_.reader_gone) throw BrokenChannel(core_.name());
+      if (buffer_.size() < core_.capacity()) break;
+      if (expired || deadline_ns == detail::kNoWait || deadline_ns <= steady_ns()) return WriteStatus::Timeout;
+      expired = park_until(held, core_.writer_waiting, *this, WaitDirection::Write, deadline_ns);
+    }
+    buffer_.push_back(std::move(value));
+    trail_.on_write(current_worker_index());
+    core_.count_message();
+    wake.take(core_.reader_waiting);
+    return WriteStatus::Ok;
+  }
+
+  ReadResult<T> read_until(std::int64_t deadline_ns) override {
+    WakeList wake;
+    std::unique_lock held(core_.lock);
+    bool expired = false;
+    while (buffer_.empty()) {
+      if (core_.closed) return ReadResult<T>::end_of_stream();
+      if (expired || deadline_ns == detail::kNoWait || deadline_ns <= steady_ns()) return ReadResult<T>::timeout_result();
+      expired = park_until(held, core_.reader_waiting, *this, WaitDirection::Read, deadline_ns);
+    }
+    ReadResult<T> value(buffer_.pop_front());
     if (trail_.on_read(current_worker_index())) ++core_.cross_worker_messages;
     wake.take(core_.writer_waiting);
     return value;

@@ -3,8 +3,15 @@
 // to the first process that uses it, and a use by any other process throws ChannelMisuse (moving an
 // endpoint, to hand it to a new process, clears the binding). Destroying the writer closes the channel;
 // destroying the reader makes further writes throw BrokenChannel.
+//
+// Deadlines. try_read / try_write never park; read_for / write_for wait at most a duration (negative:
+// std::invalid_argument), read_until / write_until until a steady_clock time point. Each reports a timeout
+// as a status (timed_result.hpp), distinct from the end of the stream. A process that branches on a
+// timeout depends on timing, so its network is no longer a Kahn network (docs/api.md).
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -13,8 +20,10 @@
 
 #include "channels/channel_base.hpp"
 #include "channels/errors.hpp"
+#include "channels/timed_result.hpp"
 #include "channels/typed_channel.hpp"
 #include "runtime/channel_support.hpp"
+#include "runtime/timers.hpp"
 
 namespace kpn {
 
@@ -110,6 +119,32 @@ class Writer : public detail::Endpoint<T, true> {
 
   // Blocks while the channel is full. Throws ChannelClosed after close(), BrokenChannel if the reader is gone.
   void write(T value) { this->use().write(std::move(value)); }
+  // Write unless the channel is full (try_write), or stays full past a deadline. On Timeout the value is
+  // left as it was (the rvalue forms move from it only on Ok). Closed or broken channels throw, as write().
+  WriteStatus try_write(T&& value) { return this->use().write_until(value, detail::kNoWait); }
+  WriteStatus try_write(const T& value) {
+    T copy(value);
+    return try_write(std::move(copy));
+  }
+  template <class Rep, class Period>
+  WriteStatus write_for(T&& value, std::chrono::duration<Rep, Period> d) {
+    const std::int64_t ns = detail::checked_ns("Writer::write_for", d);
+    return this->use().write_until(value, detail::deadline_after_ns(ns));
+  }
+  template <class Rep, class Period>
+  WriteStatus write_for(const T& value, std::chrono::duration<Rep, Period> d) {
+    T copy(value);
+    return write_for(std::move(copy), d);
+  }
+  template <class Duration>
+  WriteStatus write_until(T&& value, std::chrono::time_point<std::chrono::steady_clock, Duration> t) {
+    return this->use().write_until(value, std::max<std::int64_t>(1, detail::steady_deadline_ns(t)));
+  }
+  template <class Duration>
+  WriteStatus write_until(const T& value, std::chrono::time_point<std::chrono::steady_clock, Duration> t) {
+    T copy(value);
+    return write_until(std::move(copy), t);
+  }
   // Ends the stream; the reader drains what was written, then sees end-of-stream. Idempotent.
   void close() noexcept {
     if (auto* c = this->channel()) c->close();
@@ -123,6 +158,18 @@ class Reader : public detail::Endpoint<T, false> {
 
   // Blocks while the channel is empty and open; std::nullopt once it is closed and drained.
   std::optional<T> read() { return this->use().read(); }
+  // A message if one is there now; otherwise Timeout (nothing yet) or Closed (the stream has ended).
+  ReadResult<T> try_read() { return this->use().read_until(detail::kNoWait); }
+  // Waits at most `d` for a message: Ok, Timeout, or Closed once the stream has ended and been drained.
+  template <class Rep, class Period>
+  ReadResult<T> read_for(std::chrono::duration<Rep, Period> d) {
+    const std::int64_t ns = detail::checked_ns("Reader::read_for", d);
+    return this->use().read_until(detail::deadline_after_ns(ns));
+  }
+  template <class Duration>
+  ReadResult<T> read_until(std::chrono::time_point<std::chrono::steady_clock, Duration> t) {
+    return this->use().read_until(std::max<std::int64_t>(1, detail::steady_deadline_ns(t)));
+  }
 };
 
 }  // namespace kpn

@@ -6,4 +6,5 @@
 #include "runtime/runtime.hpp"
 #include "runtime/scheduler_registry.hpp"
 #include "runtime/this_process.hpp"
+#include "runtime/timers.hpp"
 #include "schedulers/schedulers.hpp"

@@ -54,7 +54,8 @@ void unblock(Process* p) {
   if (p->stopping()) return;
   RunShared& run = p->run_;
   p->transition(ProcessState::Blocked, ProcessState::Ready);  // published by the policy's queue
-  run.quiescence.unblocked();
+  // A timed waiter never stopped counting as active (park_until).
+  if (!p->waits_with_timer()) run.quiescence.unblocked();
   Worker* waker = current_run() == &run ? current_worker() : nullptr;
   if constexpr (kTracingCompiledIn) {
     if (run.trace != nullptr) [[unlikely]] trace_wake(run, *p, waker);

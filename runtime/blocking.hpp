@@ -12,6 +12,7 @@
 // its stack, so a woken process is never still running, and no wake-up is lost: a waker either sees the
 // slot filled (and wakes) or ran before the blocker took the lock (and the blocker sees the condition true).
 
+#include <cstdint>
 #include <mutex>
 
 #include "runtime/busy_wait_mutex.hpp"
@@ -34,6 +35,29 @@ inline void park(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelV
   BusyWaitMutex& lock = *held.release();
   park(lock, slot, channel, direction);
   held = std::unique_lock<BusyWaitMutex>(lock);
+}
+
+// Like park, but the run's timer also readies the process at `deadline_ns` (steady_ns) if nobody took it
+// out of `slot` before. Returns true if the timer did (the wait timed out), false if a waker did; either
+// way the caller re-checks its condition (a value may have arrived
+// just as the timer fired: it is in the buffer, not lost). `channel` may be nullptr (a plain sleep).
+//
+// The race between the timer and a waker is decided by the one rule above: whoever takes the process out
+// of `slot` under `lock` owns its wake-up. The firer (runtime/timer_queue.hpp) try_locks `lock`, and takes
+// the process only if the slot still holds it; a waker that took it first readies it, and the firer drops
+// the node. The lock is free only once the process is off its stack, so the firer, like a waker, never
+// readies a process still running. The process removes its node from the timer queue (under the queue's
+// lock) before it returns, so no firer looks at a node whose wait is over. A process in a timed wait stays
+// counted as active (quiescence.hpp): its timer will ready it. The low-level form releases `lock` on
+// return, as park does; the unique_lock form holds it again.
+bool park_until(BusyWaitMutex& lock, Process*& slot, ChannelView* channel, WaitDirection direction,
+                std::int64_t deadline_ns);
+inline bool park_until(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelView& channel,
+                       WaitDirection direction, std::int64_t deadline_ns) {
+  BusyWaitMutex& lock = *held.release();
+  const bool timed_out = park_until(lock, slot, &channel, direction, deadline_ns);
+  held = std::unique_lock<BusyWaitMutex>(lock);
+  return timed_out;
 }
 
 // Makes a parked process runnable. Precondition: the caller took `p` out of its waiter slot under the

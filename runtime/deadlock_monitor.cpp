@@ -67,6 +67,10 @@ std::vector<BlockedProcess> DeadlockMonitor::collect_blocked(const std::vector<s
   std::vector<BlockedProcess> blocked;
   run_.table.for_each([&](Process& p) {
     if (p.state() != ProcessState::Blocked) return;
+    // A timed waiter (a sleep, a read_for) will be readied by its timer: it waits for no one forever. Read
+    // after the state's acquire, so it is this park's flag; a later park raises the count that
+    // confirm_cycle compares.
+    if (p.waits_with_timer()) return;
     blocked.push_back({p.id(), p.name(), p.wait_channel(), p.wait_direction(), {}, 0, {}, false, 0});
   });
   if (alive != nullptr) {

@@ -1,6 +1,9 @@
 #include "runtime/idle_workers.hpp"
 
 #include <climits>
+#include <ctime>
+
+#include "runtime/steady_time.hpp"
 
 #include "runtime/current.hpp"
 #include "runtime/sanitizers.hpp"
@@ -17,6 +20,16 @@ namespace {
 // signal handler), and libstdc++'s notify may take a lock.
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
   ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+
+// Waits until `deadline_ns` on CLOCK_MONOTONIC (steady_clock's clock on Linux), an absolute time, so an
+// early return (a signal, a spurious wake) does not stretch the wait.
+void futex_wait_until(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::int64_t deadline_ns) noexcept {
+  timespec at{};
+  at.tv_sec = static_cast<time_t>(deadline_ns / 1'000'000'000);
+  at.tv_nsec = static_cast<long>(deadline_ns % 1'000'000'000);
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_BITSET_PRIVATE, expected, &at, nullptr,
+            FUTEX_BITSET_MATCH_ANY);
 }
 
 void futex_wake(std::atomic<std::uint32_t>& word) noexcept {
@@ -49,8 +62,18 @@ void IdleWorkers::notify_work() noexcept {
     unsigned expected = 0;
     if (!searching_.compare_exchange_strong(expected, 1, std::memory_order_seq_cst)) return;
     const unsigned start = next_victim_.fetch_add(1, std::memory_order_relaxed);
-    for (unsigned k = 0; k < workers_; ++k) {
-      Word& w = words_[(start + k) % workers_];
+    // The watcher last: it waits for a timer, and waking it for work would leave the timer to the others'
+    // scheduling points (header).
+    const int watcher = watcher_.load(std::memory_order_relaxed);
+    for (unsigned k = 0; k <= workers_; ++k) {
+      unsigned i = (start + k) % workers_;
+      if (k == workers_) {
+        if (watcher < 0) break;
+        i = static_cast<unsigned>(watcher);
+      } else if (static_cast<int>(i) == watcher) {
+        continue;
+      }
+      Word& w = words_[i];
       std::uint32_t sleeping = kSleeping;
       if (w.state.compare_exchange_strong(sleeping, kNotified, std::memory_order_acq_rel)) {
         sleeping_.fetch_sub(1, std::memory_order_relaxed);
@@ -87,14 +110,26 @@ void IdleWorkers::announce(unsigned index, bool was_searching) noexcept {
 }
 
 bool IdleWorkers::withdraw(unsigned index) noexcept {
-  std::uint32_t sleeping = kSleeping;
-  if (words_[index].state.compare_exchange_strong(sleeping, kAwake, std::memory_order_acq_rel)) {
+  std::uint32_t seen = kSleeping;
+  if (words_[index].state.compare_exchange_strong(seen, kAwake, std::memory_order_acq_rel)) {
     sleeping_.fetch_sub(1, std::memory_order_relaxed);
-    return true;
+    return false;
   }
   // A waker (or wake_all) owns the wake-up; it has already counted the sleeper out.
   words_[index].state.store(kAwake, std::memory_order_relaxed);
-  return false;
+  return seen == kNotified;
+}
+
+std::int64_t IdleWorkers::watch_deadline() noexcept {
+  std::int64_t d = timers_->load(std::memory_order_relaxed);
+  for (;;) {
+    watch_deadline_.store(d, std::memory_order_relaxed);
+    fence();
+    const std::int64_t again = timers_->load(std::memory_order_relaxed);
+    // A later value (the timer fired or went) only makes the wait end early; an earlier one is waited for.
+    if (again >= d) return d;
+    d = again;
+  }
 }
 
 bool IdleWorkers::wait(unsigned index) noexcept {
@@ -102,10 +137,46 @@ bool IdleWorkers::wait(unsigned index) noexcept {
   Word& w = words_[index];
   TraceBuffer* const trace = kTracingCompiledIn ? current_trace_buffer() : nullptr;
   const std::int64_t slept_at = trace != nullptr ? trace->now() : 0;
-  while (w.state.load(std::memory_order_acquire) == kSleeping) futex_wait(w.state, kSleeping);
-  w.state.store(kAwake, std::memory_order_relaxed);
+  bool watching = false;
+  bool timed_out = false;
+  while (w.state.load(std::memory_order_acquire) == kSleeping) {
+    if (!watching && timers_ != nullptr && timers_->load(std::memory_order_relaxed) != kNoDeadline) {
+      int none = -1;
+      watching = watcher_.compare_exchange_strong(none, static_cast<int>(index), std::memory_order_seq_cst);
+    }
+    const std::int64_t deadline = watching ? watch_deadline() : kNoDeadline;
+    if (deadline == kNoDeadline) {
+      futex_wait(w.state, kSleeping);
+    } else if (deadline <= steady_ns()) {
+      timed_out = true;
+      break;
+    } else {
+      futex_wait_until(w.state, kSleeping, deadline);
+    }
+  }
+  if (watching) {
+    watch_deadline_.store(kNoDeadline, std::memory_order_relaxed);
+    watcher_.store(-1, std::memory_order_seq_cst);
+  }
   if (trace != nullptr) trace->add({slept_at, trace->now() - slept_at, 0, 0, nullptr, 0, TraceKind::Sleep, 0});
-  return !stopping_.load(std::memory_order_acquire);
+  // A timer is due: back to the worker loop, whose scheduling point fires it (unless a waker got here first).
+  if (timed_out) return withdraw(index) && !stopping_.load(std::memory_order_acquire);
+  const std::uint32_t why = w.state.load(std::memory_order_acquire);
+  w.state.store(kAwake, std::memory_order_relaxed);
+  return why == kNotified && !stopping_.load(std::memory_order_acquire);
+}
+
+void IdleWorkers::timer_added(std::int64_t deadline_ns) noexcept {
+  fence();
+  const int watcher = watcher_.load(std::memory_order_relaxed);
+  if (watcher < 0 || watch_deadline_.load(std::memory_order_relaxed) <= deadline_ns) return;
+  Word& w = words_[static_cast<unsigned>(watcher)];
+  std::uint32_t sleeping = kSleeping;
+  if (w.state.compare_exchange_strong(sleeping, kRetimed, std::memory_order_acq_rel)) {
+    sleeping_.fetch_sub(1, std::memory_order_relaxed);
+    futex_wake(w.state);
+  }
+  // Otherwise it is awake, or being woken: it reads the earliest deadline again before it next waits.
 }
 
 void IdleWorkers::wake_all() noexcept {

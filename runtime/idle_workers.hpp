@@ -17,10 +17,27 @@
 // yet past its own fence and will therefore see the work), or the sleeper sees the work and does not
 // sleep. Stopping is the same pattern: the stopper sets the flag, fences, and wakes every sleeper.
 //
-// A worker's word: Awake -> Sleeping (the worker, announcing) -> Notified (a waker, which owns the wake-up
-// from then on) -> Awake (the worker, once woken). A worker that changes its mind while still Sleeping
+// A worker's word: Awake -> Sleeping (the worker, announcing) -> Notified or Retimed (a waker, which owns
+// the wake-up from then on) -> Awake (the worker, once woken). Notified makes it a searcher; Retimed (a new
+// earliest timer, below) does not. A worker that changes its mind while still Sleeping
 // takes itself back with a CAS Sleeping -> Awake; if the CAS fails a waker got there first, and the worker
 // goes on as the searcher the waker made it.
+//
+// Timers (timer_queue.hpp). A timer must fire at its deadline even when every worker sleeps, and one
+// worker waiting for it is enough: the *watcher*. A worker about to wait, seeing a timer, takes the watch
+// if nobody holds it (a CAS of `watcher_`) and waits with the earliest deadline as its futex timeout; the
+// others wait without one. When the timeout passes, the watcher takes itself back (Sleeping -> Awake) and
+// returns to its worker loop, whose scheduling point fires the due timers; sleeping again, it reads the
+// next deadline. Why no expiry is lost:
+// - a new earliest deadline is published by a running process, so its worker is awake; the inserter and
+//   the watcher do the same store / fence / load as above on (the earliest deadline, `watch_deadline_`):
+//   either the watcher reads the new deadline before it waits, or timer_added() sees the watcher's later
+//   deadline and wakes it (Sleeping -> Retimed, not a searcher) to wait again with the new one;
+// - a watcher woken for work (notify_work) gives the watch up, but notify_work wakes the watcher only when
+//   no other worker sleeps; then every other worker is awake and passes scheduling points, and the first
+//   to sleep takes the watch (a timer may wait for a computing worker's next switch then, like any ready
+//   process);
+// - a stop wakes the watcher like every sleeper.
 //
 // wake_all() is async-signal-safe (atomics and the futex system call only): Runtime::interrupt() calls it
 // through StopState from a signal handler.
@@ -58,6 +75,13 @@ class IdleWorkers {
   template <class HasWork>
   bool sleep(unsigned index, bool was_searching, HasWork has_work);
 
+  // The run's earliest timer deadline (TimerQueue::earliest_word), read by a worker about to sleep. Set
+  // once, before the workers start.
+  void watch_timers(const std::atomic<std::int64_t>* earliest) noexcept { timers_ = earliest; }
+  // A timer with `deadline_ns` became the earliest (its store is done). Wakes the watcher if it waits for a
+  // later deadline. Costs a fence and a load or two.
+  void timer_added(std::int64_t deadline_ns) noexcept;
+
   // The run stops: every sleeper wakes. Async-signal-safe.
   void wake_all() noexcept;
 
@@ -66,7 +90,8 @@ class IdleWorkers {
   std::uint64_t wakeups() const noexcept { return wakeups_.load(std::memory_order_relaxed); }
 
  private:
-  enum : std::uint32_t { kAwake = 0, kSleeping = 1, kNotified = 2 };
+  enum : std::uint32_t { kAwake = 0, kSleeping = 1, kNotified = 2, kRetimed = 3 };
+  static constexpr std::int64_t kNoDeadline = INT64_MAX;  // TimerQueue::kNone
   struct alignas(64) Word {
     std::atomic<std::uint32_t> state{kAwake};
   };
@@ -75,11 +100,13 @@ class IdleWorkers {
   void fence() noexcept;
   // Announces worker `index` as sleeping (after giving up searching); the fence of the protocol follows.
   void announce(unsigned index, bool was_searching) noexcept;
-  // Takes the announcement back; true if that worked, false if a waker already notified it (it is then a
-  // searcher).
+  // Takes the announcement back. True if a waker's notify_work got there first (it is then a searcher).
   bool withdraw(unsigned index) noexcept;
-  // Waits until notified; returns true (woken as a searcher) unless woken by wake_all.
+  // Waits until woken, or until the earliest timer's deadline if it holds the watch; returns true if woken
+  // as a searcher (by notify_work).
   bool wait(unsigned index) noexcept;
+  // The deadline the watcher waits for: the earliest it read after publishing the one it saw (header).
+  std::int64_t watch_deadline() noexcept;
 
   const unsigned workers_;
   std::unique_ptr<Word[]> words_;
@@ -87,6 +114,9 @@ class IdleWorkers {
   std::atomic<unsigned> sleeping_{0};
   std::atomic<unsigned> next_victim_{0};  // where the next wake-up starts looking, so sleepers take turns
   std::atomic<bool> stopping_{false};     // set by wake_all; a sleeper never waits after it
+  const std::atomic<std::int64_t>* timers_ = nullptr;  // the earliest timer deadline, kNoDeadline if none
+  std::atomic<int> watcher_{-1};                     // the worker that waits for it, -1 if none
+  std::atomic<std::int64_t> watch_deadline_{kNoDeadline};  // what the watcher waits for
 #if defined(KPN_TSAN)
   std::atomic<unsigned> tsan_order_{0};  // fence()'s stand-in under ThreadSanitizer
 #endif
@@ -97,7 +127,7 @@ class IdleWorkers {
 template <class HasWork>
 bool IdleWorkers::sleep(unsigned index, bool was_searching, HasWork has_work) {
   announce(index, was_searching);
-  if (has_work() || stopping_.load(std::memory_order_relaxed)) return !withdraw(index);
+  if (has_work() || stopping_.load(std::memory_order_relaxed)) return withdraw(index);
   return wait(index);
 }
 

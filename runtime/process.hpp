@@ -43,13 +43,14 @@
 #include "runtime/process_options.hpp"
 #include "runtime/process_state.hpp"
 #include "runtime/stop_state.hpp"
+#include "runtime/timer_queue.hpp"
 #include "runtime/tsan.hpp"
 #include "runtime/unique_function.hpp"
 
 namespace kpn {
 
-class BusyWaitMutex;
 class StackPool;
+class BusyWaitMutex;
 class Worker;
 struct RunShared;
 
@@ -102,11 +103,20 @@ class Process {
 
   bool stopping() const noexcept { return stop_.stopping(); }
 
+  // True while the process is in a timed wait (a sleep, a channel wait with a deadline): its timer will
+  // ready it, so it is neither idle for quiescence nor part of a deadlock (quiescence.hpp). Set by the
+  // process before it parks and cleared when it runs again; read by its worker after the switch, by
+  // whoever readies it (which owns it then), and by the deadlock monitor (after an acquire of the state).
+  bool waits_with_timer() const noexcept { return timed_.load(std::memory_order_relaxed); }
+
  private:
   friend class WorkerThread;
   friend class ProcessTable;
   friend class Run;
   friend void park(BusyWaitMutex&, Process*&, ChannelView&, WaitDirection);
+  friend bool park_until(BusyWaitMutex&, Process*&, ChannelView*, WaitDirection, std::int64_t);
+  friend void fire_due_timers(RunShared&);
+  friend void park_sleeping(std::int64_t);
   friend void unblock(Process*);
   friend void trace_wake(RunShared&, Process&, Worker*);
   friend void yield();
@@ -143,6 +153,9 @@ class Process {
   UniqueFunction<void()> body_;
 
   std::atomic<ProcessState> state_{ProcessState::Ready};
+  // Beside the state (in its padding), because whoever readies the process reads both: a timed wait
+  // (timer_queue.hpp, blocking.hpp's park_until) is in progress.
+  std::atomic<bool> timed_{false};
   int last_worker_ = -1;
   std::atomic<std::uint64_t> cpu_ticks_{0};
   std::uint64_t switches_ = 0;  // written only by the worker running the process
@@ -154,6 +167,15 @@ class Process {
   // In a traced run, the flow id of the wake-up that readied the process (0: none): written by its waker
   // while it owns the process, read by the worker that runs it next (published by the policy's queue).
   std::uint64_t trace_flow_ = 0;
+
+  // Timed waits (timer_queue.hpp, blocking.hpp's park_until). The node is the queue's while queued.
+  TimerNode timer_;
+  // Set by the firer that took the process out of its slot (it owns the process then), read by the
+  // process once it runs; published by the policy's queue like the state.
+  bool timed_out_ = false;
+  // A plain sleep waits in this slot, under the run's sleep lock (run_shared.hpp), the way a channel
+  // waiter waits in the channel's slot under the channel's lock.
+  Process* sleep_slot_ = nullptr;
 
   boost::context::stack_context stack_;
   // The suspended process; valid while not RUNNING. Owned by whoever owns the process.

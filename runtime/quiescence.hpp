@@ -1,14 +1,17 @@
 #pragma once
 // Termination and deadlock detection by counting, without polling and without false positives:
 //   live   = processes that have not finished;
-//   active = processes READY or RUNNING.
+//   active = processes READY or RUNNING, or BLOCKED in a timed wait (a sleep, a channel wait with a
+//            deadline: its timer will ready it, blocking.hpp's park_until).
 // active is raised before a process can become runnable (spawn, unblock: both done by a running process,
 // which itself counts as active, or by the runtime before the workers start) and lowered only after a
 // process has left the CPU (parked or exited). So active reaches 0 exactly when nothing runs and nothing
 // is queued, and then nothing can change any more (only a running process wakes or spawns others; the
 // deadlock monitor, which may also wake a writer, serialises with the listener, deadlock_monitor.hpp).
 // The worker whose decrement reaches 0 calls the listener: live == 0 means the network finished;
-// otherwise every remaining process is blocked.
+// otherwise every remaining process is blocked without a timer. So a network whose processes sleep, or
+// wait for a sleeper, is never called deadlocked; a cycle of untimed waits beside sleepers is the local
+// scan's to find (deadlock_monitor.hpp skips timed waiters).
 
 #include <atomic>
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <string>
 
+#include "runtime/busy_wait_mutex.hpp"
 #include "runtime/channel_registry.hpp"
 #include "runtime/idle_workers.hpp"
 #include "runtime/process_id.hpp"
@@ -15,6 +16,7 @@
 #include "runtime/quiescence.hpp"
 #include "runtime/stack_pool.hpp"
 #include "runtime/stop_state.hpp"
+#include "runtime/timer_queue.hpp"
 #include "runtime/unique_function.hpp"
 
 namespace kpn {
@@ -26,6 +28,7 @@ class Worker;
 
 struct RunShared {
   RunShared(Scheduler& policy, unsigned workers) : scheduler(policy), stacks(workers), idle(workers) {
+    idle.watch_timers(&timers.earliest_word());
     stop.on_stop([](void* idle_workers) noexcept { static_cast<IdleWorkers*>(idle_workers)->wake_all(); }, &idle);
   }
   RunShared(const RunShared&) = delete;
@@ -41,6 +44,11 @@ struct RunShared {
   Scheduler& scheduler;
   StopState stop;
   StackPool stacks;
+  TimerQueue timers;  // processes in timed waits, by deadline; fired at the workers' scheduling points
+  // What a sleeping process parks under (blocking.hpp's park_until), guarding every Process::sleep_slot_:
+  // held from the start of a sleep until its process is off its stack, and try_locked by a firer. One per
+  // run, not per process (a process may not include the lock's unit); held for a heap insertion and a switch.
+  BusyWaitMutex sleep_lock;
   IdleWorkers idle;  // sleeping workers, for policies that let them sleep; woken when the run stops
   ProcessTable table;
   ChannelRegistry channels;

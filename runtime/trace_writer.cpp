@@ -112,7 +112,9 @@ class Writer {
     auto n = names.find(id);
     return process_names_.emplace(id, json_string(n != names.end() ? n->second : fmt::format("process {}", id))).first->second;
   }
+  // The channel's encoded name; null for none (a plain sleep waits on no channel).
   std::string_view channel(const void* c) const {
+    if (c == nullptr) return "null";
     auto it = channel_names_.find(c);
     return it != channel_names_.end() ? std::string_view(it->second) : std::string_view(R"("?")");
   }

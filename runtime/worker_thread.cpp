@@ -11,6 +11,7 @@
 #include "runtime/process.hpp"
 #include "runtime/run_shared.hpp"
 #include "runtime/scheduler.hpp"
+#include "runtime/timed_wait.hpp"
 
 namespace kpn {
 
@@ -29,6 +30,8 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
   bool idle = false;
   last_tick_ = cycle_clock::now();
   while (!run_.stop.stopping()) {
+    // A scheduling point: one relaxed load while no timer exists (timer_queue.hpp).
+    if (run_.timers.due()) fire_due_timers(run_);
     Process* p = scheduler.pick_next(worker_);
     if (p == nullptr) {
       idle = true;  // since last_tick_: the end of the last process, or the start
@@ -125,10 +128,12 @@ void WorkerThread::after_switch(Process& p) {
       // reads the state with acquire and then the count, can tell two parks apart. Only the worker that
       // owns the process writes it: a store of its own load, no locked instruction.
       p.parks_.store(p.parks_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+      // A timed wait stays active (quiescence.hpp); read before the unlock, after which `p` may run again.
+      const bool timed = p.waits_with_timer();
       p.transition(ProcessState::Running, ProcessState::Blocked);
       // Everything above must be written before the unlock: from here on a waker may own `p`.
       lock->unlock();
-      run_.quiescence.parked();
+      if (!timed) run_.quiescence.parked();
       return;
     }
     case SwitchReason::Exit:

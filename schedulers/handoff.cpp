@@ -98,7 +98,9 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
 }
 
 bool HandoffScheduler::runs_long(const Process* waker) const noexcept {
-  if (waker == nullptr) return true;
+  // No process on the waking worker: the worker itself readied `p` between two processes (a timer fired
+  // at its scheduling point), and it picks `p` next at once; waking a sleeper would only cost a futex call.
+  if (waker == nullptr) return false;
   // Its completed runs (the current one is counted in switches() but not yet in cpu_ticks()) averaged at
   // least kStaleNextUs; a process still in its first run counts as short.
   const std::uint64_t runs = waker->switches();

@@ -1,7 +1,9 @@
 // Built-in kinds for streams of integers: source, sink, map, split, merge, ordered-merge, broadcast, add,
 // prepend.
 
+#include <chrono>
 #include <cstdint>
+#include <stdexcept>
 #include <optional>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include "networks/kinds.hpp"
 #include "networks/kinds/fan_out.hpp"
 #include "networks/work.hpp"
+#include "runtime/timers.hpp"
 
 namespace kpn {
 namespace {
@@ -34,18 +37,52 @@ struct StreamHash {
   }
 };
 
+// The time between two values of a paced source, from its `rate` or `period_us` (at most one of them);
+// 0: as fast as the channel takes them.
+std::chrono::nanoseconds source_period(double rate, i64 period_us) {
+  if (rate < 0) throw std::invalid_argument(fmt::format("rate must be >= 0 (messages per second), not {}", rate));
+  if (period_us < 0) throw std::invalid_argument(fmt::format("period_us must be >= 0, not {}", period_us));
+  if (rate > 0 && period_us > 0) throw std::invalid_argument("give rate or period_us, not both");
+  if (period_us > 0) return std::chrono::microseconds(period_us);
+  if (rate > 0) {
+    if (rate > 1e9) throw std::invalid_argument(fmt::format("rate must be at most 1e9 messages per second, not {}", rate));
+    return std::chrono::nanoseconds(static_cast<i64>(1e9 / rate + 0.5));
+  }
+  return std::chrono::nanoseconds(0);
+}
+
 KPN_REGISTER_KIND(source, {
     .name = "source",
-    .description = "writes count integers start, start+step, ... then closes its output",
+    .description = "writes count integers start, start+step, ... then closes its output; with rate or period_us, "
+                   "one value per period (kpn::sleep_until)",
     .ports = {out_port("out", "i64", "the integers")},
     .args = {arg_int("count", 1000, "how many"),
              arg_int("start", 0, "first value"),
-             arg_int("step", 1, "increment")},
+             arg_int("step", 1, "increment"),
+             arg_float("rate", 0.0, "values per second (0: as fast as the channel takes them)"),
+             arg_int("period_us", 0, "microseconds between values (0: as fast as the channel takes them); not with rate")},
     .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
       const i64 count = ctx.int_arg("count");
       if (count < 0) throw std::invalid_argument("count must be >= 0");
-      return [out = ctx.output<i64>("out"), count, start = ctx.int_arg("start"), step = ctx.int_arg("step")]() mutable {
-        for (i64 i = 0; i < count; ++i) out.write(wrap_add(start, wrap_mul(i, step)));
+      const std::chrono::nanoseconds period = source_period(ctx.float_arg("rate"), ctx.int_arg("period_us"));
+      return [out = ctx.output<i64>("out"), count, start = ctx.int_arg("start"), step = ctx.int_arg("step"),
+              period]() mutable {
+        if (period.count() == 0) {
+          for (i64 i = 0; i < count; ++i) out.write(wrap_add(start, wrap_mul(i, step)));
+          return;
+        }
+        // Value i is due one period after value i-1 was due; a source held back (a full channel) starts
+        // again from now rather than catching up in a burst.
+        auto due = std::chrono::steady_clock::now();
+        for (i64 i = 0; i < count; ++i) {
+          if (i > 0) {
+            due += period;
+            const auto now = std::chrono::steady_clock::now();
+            if (due < now) due = now;
+            kpn::sleep_until(due);
+          }
+          out.write(wrap_add(start, wrap_mul(i, step)));
+        }
       };
     }});
 

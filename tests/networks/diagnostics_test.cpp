@@ -257,7 +257,7 @@ channels:
 )";
   const auto d = only_one_at(errors_of(yaml), 3, 32);
   CHECK(d.message == "process 'src': kind 'source' has no argument 'cout' (did you mean 'count'?); "
-                     "its arguments: count, start, step");
+                     "its arguments: count, start, step, rate, period_us");
 }
 
 TEST_CASE("an undefined $parameter is reported where it is used", "[networks]") {
