@@ -2,11 +2,21 @@
 // Helpers shared by the tests: the scheduler and worker-count matrix every behaviour is checked on.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/scheduler_registry.hpp"
 
 namespace kpn::test {
+
+// The suite runs four times in CI: optimised, and under ThreadSanitizer, AddressSanitizer and
+// UndefinedBehaviorSanitizer (KPN_SANITIZER, tests/CMakeLists.txt, names the build's sanitizer). The long
+// stress workloads keep their full size in the optimised run, which meets the most interleavings per
+// second; a sanitizer checks every operation it sees, so it runs a smaller shape of the same network
+// (each sanitizer costs 3 to 20 times the optimised run per operation).
+inline constexpr bool kSanitized = !std::string_view(KPN_SANITIZER).empty();
+template <class T>
+constexpr T full_or_sanitized(T full, T sanitized) { return kSanitized ? sanitized : full; }
 
 struct Config {
   std::string scheduler;

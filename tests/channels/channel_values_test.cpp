@@ -45,6 +45,7 @@ TEST_CASE("a channel of capacity 0 is rejected with std::invalid_argument", "[ch
 }
 
 TEST_CASE("a channel of capacity 1 still carries a long stream", "[channels]") {
+  constexpr long kMessages = kpn::test::full_or_sanitized(20000L, 4000L);
   for (const auto& cfg : kpn::test::all_configs()) {
     CAPTURE(cfg.scheduler, cfg.cpus);
     kpn::Network net;
@@ -52,7 +53,7 @@ TEST_CASE("a channel of capacity 1 still carries a long stream", "[channels]") {
     long sum = 0;
     long count = 0;
     net.process("producer", [tx = std::move(tx)]() mutable {
-      for (long i = 1; i <= 20000; ++i) tx.write(i);
+      for (long i = 1; i <= kMessages; ++i) tx.write(i);
     });
     net.process("consumer", [rx = std::move(rx), &sum, &count]() mutable {
       while (auto v = rx.read()) {
@@ -61,7 +62,7 @@ TEST_CASE("a channel of capacity 1 still carries a long stream", "[channels]") {
       }
     });
     kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
-    REQUIRE(count == 20000);
-    REQUIRE(sum == 20000L * 20001L / 2);
+    REQUIRE(count == kMessages);
+    REQUIRE(sum == kMessages * (kMessages + 1) / 2);
   }
 }

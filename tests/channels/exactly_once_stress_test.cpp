@@ -21,30 +21,21 @@
 
 #include <kpn.hpp>
 
-#include "runtime/sanitizers.hpp"  // KPN_TSAN, from the compiler's own signal
-
 #include "support.hpp"
 
 namespace {
 
-#if defined(KPN_TSAN)
-// ThreadSanitizer makes every synchronisation far slower: the same shape, about 20 times smaller.
-constexpr std::size_t kProcesses = 50;
-constexpr std::size_t kSources = 8;
-constexpr std::uint64_t kIds = 50'000;
-constexpr std::uint64_t kMinMessages = 50'000;
-#elif !defined(__OPTIMIZE__)
-// Unoptimised (Debug) builds run about seven times slower: fewer ids, still over a million messages.
-constexpr std::size_t kProcesses = 1000;
-constexpr std::size_t kSources = 40;
-constexpr std::uint64_t kIds = 200'000;
-constexpr std::uint64_t kMinMessages = 1'000'000;
+// A sanitizer makes every synchronisation far slower: the same shape, about 20 times smaller. Unoptimised
+// (Debug) builds run about seven times slower: fewer ids, still over a million messages.
+#if defined(__OPTIMIZE__)
+constexpr std::uint64_t kFullIds = 1'000'000;
 #else
-constexpr std::size_t kProcesses = 1000;
-constexpr std::size_t kSources = 40;
-constexpr std::uint64_t kIds = 1'000'000;
-constexpr std::uint64_t kMinMessages = 1'000'000;
+constexpr std::uint64_t kFullIds = 200'000;
 #endif
+constexpr std::size_t kProcesses = kpn::test::full_or_sanitized<std::size_t>(1000, 50);
+constexpr std::size_t kSources = kpn::test::full_or_sanitized<std::size_t>(40, 8);
+constexpr std::uint64_t kIds = kpn::test::full_or_sanitized<std::uint64_t>(kFullIds, 50'000);
+constexpr std::uint64_t kMinMessages = kpn::test::full_or_sanitized<std::uint64_t>(1'000'000, 50'000);
 
 enum class Kind { Source, Forward, Split, Merge, Sink };
 

@@ -18,21 +18,14 @@
 
 #include <kpn.hpp>
 
-#include "runtime/sanitizers.hpp"  // KPN_TSAN, from the compiler's own signal
-
 #include "support.hpp"
 
 namespace {
 
 using u64 = std::uint64_t;
 
-#if defined(KPN_TSAN)
-constexpr u64 kA = 2'000;
-constexpr u64 kB = 1'500;
-#else
-constexpr u64 kA = 40'000;
-constexpr u64 kB = 30'000;
-#endif
+constexpr u64 kA = kpn::test::full_or_sanitized<u64>(40'000, 2'000);
+constexpr u64 kB = kpn::test::full_or_sanitized<u64>(30'000, 1'500);
 
 // The functions of the processes, shared by the network and the sequential reference.
 u64 src_a(u64 i) { return (i * 7919) % 10007; }

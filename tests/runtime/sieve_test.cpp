@@ -5,20 +5,13 @@
 
 #include <kpn.hpp>
 
-#include "runtime/sanitizers.hpp"  // KPN_TSAN, from the compiler's own signal
-
 #include "support.hpp"
 
 namespace {
 
-#if defined(KPN_TSAN)
-// About 5e7 messages go through the full sieve; ThreadSanitizer would take minutes over it.
-constexpr int kPrimes = 1000;
-constexpr int kLastPrime = 7919;  // the 1,000th prime
-#else
-constexpr int kPrimes = 10000;
-constexpr int kLastPrime = 104729;  // the 10,000th prime
-#endif
+// About 5e7 messages go through the full sieve; a sanitizer would take minutes over it.
+constexpr int kPrimes = kpn::test::full_or_sanitized(10000, 1000);
+constexpr int kLastPrime = kpn::test::full_or_sanitized(104729, 7919);  // the 10,000th or 1,000th prime
 constexpr std::size_t kCapacity = 64;
 
 // One stage of the sieve. Its first number is a prime: it reports it, then starts the next stage (handing
