@@ -19,10 +19,11 @@
 #include "runtime/blocking.hpp"
 #include "runtime/busy_wait_mutex.hpp"
 #include "runtime/channel_view.hpp"
+#include "runtime/export.hpp"
 
 namespace kpn {
 
-class BoundedCore {
+class KPN_EXPORT BoundedCore {
  public:
   BoundedCore(std::string name, std::size_t capacity);
 

@@ -21,6 +21,7 @@
 #include "channels/typed_channel.hpp"
 #include "channels/worker_trail.hpp"
 #include "runtime/current.hpp"
+#include "runtime/export.hpp"
 #include "runtime/steady_time.hpp"
 
 namespace kpn {
@@ -116,7 +117,7 @@ class Channel final : public TypedChannel<T> {
 
 namespace detail {
 // "channel-<n>", n counting channels created by this program.
-std::string next_channel_name();
+KPN_EXPORT std::string next_channel_name();
 }  // namespace detail
 
 // Creates a channel of `capacity` (>= 1) messages. Called from a running process, the channel appears in

@@ -10,11 +10,12 @@
 #include <string>
 
 #include "runtime/channel_view.hpp"
+#include "runtime/export.hpp"
 #include "runtime/process_id.hpp"
 
 namespace kpn {
 
-class ChannelBase : public ChannelView {
+class KPN_EXPORT ChannelBase : public ChannelView {
  public:
   virtual std::size_t capacity() const noexcept = 0;
   // Messages written so far.

@@ -23,6 +23,7 @@
 #include "channels/timed_result.hpp"
 #include "channels/typed_channel.hpp"
 #include "runtime/channel_support.hpp"
+#include "runtime/export.hpp"
 #include "runtime/timers.hpp"
 
 namespace kpn {
@@ -30,7 +31,7 @@ namespace kpn {
 namespace detail {
 
 // The binding of an endpoint to the one process allowed to use it.
-class EndpointOwner {
+class KPN_EXPORT EndpointOwner {
  public:
   EndpointOwner() = default;
   EndpointOwner(EndpointOwner&&) noexcept {}  // a moved endpoint is unbound
@@ -57,12 +58,12 @@ class EndpointOwner {
 };
 
 // A default-constructed or moved-from endpoint has no channel.
-[[noreturn]] void throw_empty_endpoint(bool writer_side);
+[[noreturn]] KPN_EXPORT void throw_empty_endpoint(bool writer_side);
 
 // What the two ends share: the channel, the binding to the one process that may use it, and the
 // hand-over rules. `kWriter` says which end this is.
 template <class T, bool kWriter>
-class Endpoint {
+class KPN_EXPORT Endpoint {
  public:
   Endpoint() = default;
   explicit Endpoint(std::shared_ptr<TypedChannel<T>> channel) : channel_(std::move(channel)) {}

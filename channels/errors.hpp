@@ -4,12 +4,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "runtime/export.hpp"
 #include "runtime/process_exit.hpp"
 
 namespace kpn {
 
 // Writing to a channel after its writer closed it.
-class ChannelClosed : public std::logic_error {
+class KPN_EXPORT ChannelClosed : public std::logic_error {
  public:
   explicit ChannelClosed(const std::string& channel)
       : std::logic_error("write to closed channel '" + channel + "'") {}
@@ -17,7 +18,7 @@ class ChannelClosed : public std::logic_error {
 
 // A channel endpoint used by a second process while bound to another (KPN allows one reader and one
 // writer per channel), or used outside any process.
-class ChannelMisuse : public std::logic_error {
+class KPN_EXPORT ChannelMisuse : public std::logic_error {
  public:
   using std::logic_error::logic_error;
 };
@@ -25,7 +26,7 @@ class ChannelMisuse : public std::logic_error {
 // The reader of a channel is gone (its endpoint was destroyed), so what is written could never be read.
 // Thrown by write(); if the process does not catch it, the process ends normally, as a Unix pipeline
 // stage ends on SIGPIPE.
-class BrokenChannel : public ProcessExit {
+class KPN_EXPORT BrokenChannel : public ProcessExit {
  public:
   explicit BrokenChannel(std::string channel) : channel_(std::move(channel)) {}
   const std::string& channel() const noexcept { return channel_; }

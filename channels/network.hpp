@@ -11,11 +11,12 @@
 #include <utility>
 
 #include "channels/channel.hpp"
+#include "runtime/export.hpp"
 #include "runtime/network_spec.hpp"
 
 namespace kpn {
 
-class Network : public NetworkSpec {
+class KPN_EXPORT Network : public NetworkSpec {
  public:
   // A channel listed in this network's run report; `name` defaults to "channel-<n>".
   template <class T>

@@ -4,11 +4,12 @@
 #include "channels/network.hpp"
 #include "networks/kinds.hpp"
 #include "networks/resolved.hpp"
+#include "runtime/export.hpp"
 
 namespace kpn {
 
 // Kinds print their results to `results`, which must outlive the run. A kind's factory that rejects its
 // arguments makes this throw a TopologyError at the process's declaration, naming the process.
-Network build_network(const ResolvedNetwork& resolved, ResultSink& results);
+KPN_EXPORT Network build_network(const ResolvedNetwork& resolved, ResultSink& results);
 
 }  // namespace kpn

@@ -5,9 +5,10 @@
 #include <string>
 
 #include "networks/resolved.hpp"
+#include "runtime/export.hpp"
 
 namespace kpn {
 
-std::string to_dot(const ResolvedNetwork& network);
+KPN_EXPORT std::string to_dot(const ResolvedNetwork& network);
 
 }  // namespace kpn

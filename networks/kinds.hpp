@@ -29,13 +29,14 @@
 
 #include "channels/channel.hpp"
 #include "networks/value.hpp"
+#include "runtime/export.hpp"
 #include "runtime/unique_function.hpp"
 
 namespace kpn {
 
 enum class PortDir { In, Out };
 
-struct PortSpec {
+struct KPN_EXPORT PortSpec {
   std::string name;
   PortDir dir = PortDir::In;
   std::string type = "i64";  // a registered message type (message_types.hpp)
@@ -43,7 +44,7 @@ struct PortSpec {
   std::string description;
 };
 
-struct ArgSpec {
+struct KPN_EXPORT ArgSpec {
   std::string name;
   ArgType type = ArgType::Int;
   std::optional<Value> default_value;  // nullopt: the argument is required
@@ -83,7 +84,7 @@ inline ArgSpec arg_required(std::string name, ArgType type, std::string descript
 class KindContext;
 using KindFactory = std::function<UniqueFunction<void()>(KindContext&)>;
 
-struct KindSpec {
+struct KPN_EXPORT KindSpec {
   std::string name;
   std::string description;
   std::vector<PortSpec> ports;
@@ -109,7 +110,7 @@ class ResultSink {
 };
 
 // What a kind's factory sees of the process it makes.
-class KindContext {
+class KPN_EXPORT KindContext {
  public:
   KindContext(const KindSpec& kind, std::string name, int replica, int replicas, std::map<std::string, Value> args,
               std::map<std::string, std::vector<std::shared_ptr<ChannelBase>>> ports, ResultSink& results);
@@ -183,10 +184,10 @@ class KindContext {
 };
 
 // The registry of kinds, filled by static KindRegistration objects.
-const KindSpec* find_kind(std::string_view name);
-std::vector<const KindSpec*> kind_list();  // sorted by name
+KPN_EXPORT const KindSpec* find_kind(std::string_view name);
+KPN_EXPORT std::vector<const KindSpec*> kind_list();  // sorted by name
 
-struct KindRegistration {
+struct KPN_EXPORT KindRegistration {
   explicit KindRegistration(KindSpec spec);
 };
 

@@ -3,9 +3,11 @@
 
 #include <string>
 
+#include "runtime/export.hpp"
+
 namespace kpn {
 
-struct Location {
+struct KPN_EXPORT Location {
   std::string file;
   int line = 0;    // 1-based; 0 when unknown (for example a value given with --set)
   int column = 0;  // 1-based

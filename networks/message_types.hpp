@@ -11,19 +11,20 @@
 #include <typeindex>
 
 #include "channels/channel.hpp"
+#include "runtime/export.hpp"
 
 namespace kpn {
 
-struct MessageType {
+struct KPN_EXPORT MessageType {
   std::string name;
   std::type_index type;
   std::function<std::shared_ptr<ChannelBase>(std::string name, std::size_t capacity)> make_channel;
 };
 
-const MessageType* find_message_type(std::string_view name);
-const MessageType* find_message_type(std::type_index type);
+KPN_EXPORT const MessageType* find_message_type(std::string_view name);
+KPN_EXPORT const MessageType* find_message_type(std::type_index type);
 
-struct MessageTypeRegistration {
+struct KPN_EXPORT MessageTypeRegistration {
   explicit MessageTypeRegistration(MessageType type);
 };
 

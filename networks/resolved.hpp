@@ -10,11 +10,12 @@
 
 #include "networks/kinds.hpp"
 #include "networks/topology.hpp"
+#include "runtime/export.hpp"
 #include "runtime/process_options.hpp"
 
 namespace kpn {
 
-struct ResolvedProcess {
+struct KPN_EXPORT ResolvedProcess {
   std::string name;  // "master", or "worker[3]" for a replicated declaration
   std::string declaration;
   Location where;  // of its declaration, for errors found later (a kind rejecting its arguments)
@@ -26,7 +27,7 @@ struct ResolvedProcess {
   std::map<std::string, std::vector<std::size_t>> ports;  // port -> channel indexes, in order
 };
 
-struct ResolvedChannel {
+struct KPN_EXPORT ResolvedChannel {
   std::string name;  // "master.out[3] -> worker[3].in"
   std::size_t from = 0;
   std::string from_port;
@@ -48,6 +49,6 @@ struct ResolvedNetwork {
 // (Topology::load_errors) first. The limits of networks/limits.hpp are checked per declaration before
 // anything is expanded: a file past them is refused at the first declaration that crosses one, whatever it
 // would have grown to.
-ResolvedNetwork resolve(const Topology& topology, const std::vector<std::pair<std::string, std::string>>& overrides);
+KPN_EXPORT ResolvedNetwork resolve(const Topology& topology, const std::vector<std::pair<std::string, std::string>>& overrides);
 
 }  // namespace kpn

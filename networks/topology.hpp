@@ -11,11 +11,12 @@
 
 #include "networks/location.hpp"
 #include "networks/topology_error.hpp"
+#include "runtime/export.hpp"
 
 namespace kpn {
 
 // A scalar as written: literal text, or a reference `$name` to a parameter.
-struct Scalar {
+struct KPN_EXPORT Scalar {
   std::string text;
   Location where;
   bool is_param() const noexcept { return !text.empty() && text[0] == '$'; }
@@ -27,7 +28,7 @@ struct ParamDecl {
   Scalar value;  // the default
 };
 
-struct ProcessDecl {
+struct KPN_EXPORT ProcessDecl {
   std::string name;
   Location where;
   Scalar kind;
@@ -40,14 +41,14 @@ struct ProcessDecl {
 };
 
 // `process.port`, `process[i].port`: one side of a channel declaration.
-struct PortRef {
+struct KPN_EXPORT PortRef {
   std::string process;
   std::optional<Scalar> replica;  // an index into the replicas; negative counts from the end
   std::string port;
   Location where;
 };
 
-struct ChannelDecl {
+struct KPN_EXPORT ChannelDecl {
   PortRef from;
   PortRef to;
   Location where;
@@ -57,7 +58,7 @@ struct ChannelDecl {
   std::optional<Scalar> count;     // channels between two array ports; default 1
 };
 
-struct Topology {
+struct KPN_EXPORT Topology {
   std::string file;
   std::string name;
   std::vector<ParamDecl> params;

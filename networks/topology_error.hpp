@@ -7,16 +7,17 @@
 #include <vector>
 
 #include "networks/location.hpp"
+#include "runtime/export.hpp"
 
 namespace kpn {
 
-struct Diagnostic {
+struct KPN_EXPORT Diagnostic {
   Location where;
   std::string message;
   std::string str() const { return where.file.empty() ? message : where.str() + ": " + message; }
 };
 
-class TopologyError : public std::runtime_error {
+class KPN_EXPORT TopologyError : public std::runtime_error {
  public:
   explicit TopologyError(std::vector<Diagnostic> diagnostics);
   const std::vector<Diagnostic>& diagnostics() const noexcept { return diagnostics_; }
@@ -26,7 +27,7 @@ class TopologyError : public std::runtime_error {
 };
 
 // Collects diagnostics; throw_if_any() throws them as one TopologyError.
-class Diagnostics {
+class KPN_EXPORT Diagnostics {
  public:
   void error(const Location& where, std::string message) { list_.push_back({where, std::move(message)}); }
   bool empty() const noexcept { return list_.empty(); }

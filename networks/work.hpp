@@ -4,23 +4,25 @@
 
 #include <cstdint>
 
+#include "runtime/export.hpp"
+
 namespace kpn::work {
 
 // Runs `iterations` divisions; the result depends on every one (so none can be optimised away).
-std::uint64_t spin(std::uint64_t iterations, std::uint64_t seed) noexcept;
+KPN_EXPORT std::uint64_t spin(std::uint64_t iterations, std::uint64_t seed) noexcept;
 // spin() for its cost alone: the result is consumed here.
-void burn(std::uint64_t iterations, std::uint64_t seed) noexcept;
+KPN_EXPORT void burn(std::uint64_t iterations, std::uint64_t seed) noexcept;
 
 // T0 for this machine, measured on first use (about 0.1 s) unless set_iterations_per_second() set it.
-double iterations_per_second();
+KPN_EXPORT double iterations_per_second();
 // Uses a known T0 instead of measuring (for example the one a sweep measured once for all its runs).
-void set_iterations_per_second(double t0);
+KPN_EXPORT void set_iterations_per_second(double t0);
 // T0 if it has been measured or set, else 0 (does not measure).
-double known_iterations_per_second() noexcept;
+KPN_EXPORT double known_iterations_per_second() noexcept;
 // Measures T0 now, regardless of any set value: the best of several timed rounds.
-double measure_iterations_per_second();
+KPN_EXPORT double measure_iterations_per_second();
 
 // Iterations for `microseconds` of work at the current T0.
-std::uint64_t iterations_for_us(double microseconds);
+KPN_EXPORT std::uint64_t iterations_for_us(double microseconds);
 
 }  // namespace kpn::work

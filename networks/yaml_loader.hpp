@@ -8,16 +8,17 @@
 #include <string_view>
 
 #include "networks/topology.hpp"
+#include "runtime/export.hpp"
 
 namespace kpn {
 
 // Throw a TopologyError at once if anything is wrong.
-Topology load_topology_file(const std::string& path);
-Topology parse_topology(std::string_view yaml, const std::string& file);  // `file` names the text in messages
+KPN_EXPORT Topology load_topology_file(const std::string& path);
+KPN_EXPORT Topology parse_topology(std::string_view yaml, const std::string& file);  // `file` names the text in messages
 
 // Throw only when nothing can be read (no such file, a directory, malformed YAML, not a map); other
 // problems go to Topology::load_errors, for resolve() to report with its own.
-Topology read_topology_file(const std::string& path);
-Topology read_topology(std::string_view yaml, const std::string& file);
+KPN_EXPORT Topology read_topology_file(const std::string& path);
+KPN_EXPORT Topology read_topology(std::string_view yaml, const std::string& file);
 
 }  // namespace kpn

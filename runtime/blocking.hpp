@@ -18,6 +18,7 @@
 #include "runtime/busy_wait_mutex.hpp"
 #include "runtime/cancelled.hpp"
 #include "runtime/channel_view.hpp"
+#include "runtime/export.hpp"
 #include "runtime/process_state.hpp"
 
 namespace kpn {
@@ -29,7 +30,7 @@ class Process;
 // again. While the network stops it throws detail::Cancelled instead, with the lock released and `slot`
 // cleared. `channel` and `direction` say what it waits for (deadlock detection and reports).
 // The low-level form: `lock` held on entry, released on return.
-void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirection direction);
+KPN_EXPORT void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirection direction);
 inline void park(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelView& channel,
                  WaitDirection direction) {
   BusyWaitMutex& lock = *held.release();
@@ -50,7 +51,7 @@ inline void park(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelV
 // lock) before it returns, so no firer looks at a node whose wait is over. A process in a timed wait stays
 // counted as active (quiescence.hpp): its timer will ready it. The low-level form releases `lock` on
 // return, as park does; the unique_lock form holds it again.
-bool park_until(BusyWaitMutex& lock, Process*& slot, ChannelView* channel, WaitDirection direction,
+KPN_EXPORT bool park_until(BusyWaitMutex& lock, Process*& slot, ChannelView* channel, WaitDirection direction,
                 std::int64_t deadline_ns);
 inline bool park_until(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelView& channel,
                        WaitDirection direction, std::int64_t deadline_ns) {
@@ -63,7 +64,7 @@ inline bool park_until(std::unique_lock<BusyWaitMutex>& held, Process*& slot, Ch
 // Makes a parked process runnable. Precondition: the caller took `p` out of its waiter slot under the
 // slot's lock (it owns `p` now) and has released that lock. While the network stops it does nothing; the
 // process is unwound where it sleeps.
-void unblock(Process* p);
+KPN_EXPORT void unblock(Process* p);
 
 // The waiters a synchronisation object takes out of their slots under its lock, readied when the list is
 // destroyed. Declare it before the lock guard, so that it outlives the guard and readies its waiters only

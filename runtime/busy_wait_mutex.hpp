@@ -6,9 +6,11 @@
 
 #include <atomic>
 
+#include "runtime/export.hpp"
+
 namespace kpn {
 
-class BusyWaitMutex {
+class KPN_EXPORT BusyWaitMutex {
  public:
   void lock() {
     if (try_lock()) return;

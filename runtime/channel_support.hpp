@@ -8,6 +8,7 @@
 #include <string>
 
 #include "runtime/channel_view.hpp"
+#include "runtime/export.hpp"
 #include "runtime/process_id.hpp"
 
 namespace kpn {
@@ -15,17 +16,17 @@ namespace kpn {
 class Process;
 
 // The calling process's id, 0 outside a process.
-ProcessId current_process_id() noexcept;
+KPN_EXPORT ProcessId current_process_id() noexcept;
 // The same, but 0 also while the process's run is stopping: an endpoint's fast check fails then, and its
 // slow path unwinds the process (so a process that never blocks still stops at its next channel operation).
-ProcessId current_process_id_unless_stopping() noexcept;
+KPN_EXPORT ProcessId current_process_id_unless_stopping() noexcept;
 // The calling process's name; "" outside a process.
-const std::string& current_process_name() noexcept;
+KPN_EXPORT const std::string& current_process_name() noexcept;
 // True when called from a process whose run is stopping (endpoints destroyed then are unwinding, not
 // ending their streams).
-bool current_run_stopping() noexcept;
+KPN_EXPORT bool current_run_stopping() noexcept;
 // Lists `channel` in the report of the run the calling process belongs to (no-op outside a process).
-void register_with_current_run(std::shared_ptr<ChannelView> channel);
+KPN_EXPORT void register_with_current_run(std::shared_ptr<ChannelView> channel);
 
 // A parked waiter's id and park count (Process::park_count), for ChannelSnapshot. Call under the lock that
 // guards the slot it was taken from.
@@ -33,6 +34,6 @@ struct WaiterInfo {
   ProcessId id = 0;
   std::uint64_t parks = 0;
 };
-WaiterInfo waiter_info(const Process* waiter) noexcept;
+KPN_EXPORT WaiterInfo waiter_info(const Process* waiter) noexcept;
 
 }  // namespace kpn

@@ -10,11 +10,12 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/export.hpp"
 #include "runtime/process_id.hpp"
 
 namespace kpn {
 
-struct ChannelSnapshot {
+struct KPN_EXPORT ChannelSnapshot {
   std::string name;
   std::size_t capacity = 0;
   std::size_t size = 0;         // messages waiting in the channel
@@ -34,7 +35,7 @@ struct ChannelSnapshot {
   std::string reader_name;
 };
 
-class ChannelView {
+class KPN_EXPORT ChannelView {
  public:
   virtual ~ChannelView() = default;
   virtual const std::string& name() const noexcept = 0;

@@ -4,6 +4,7 @@
 // access could reuse the address it computed on the previous thread. They are hidden inside libkpn (no PLT
 // call from the library's own code).
 
+#include "runtime/export.hpp"
 #include "runtime/process_id.hpp"
 
 namespace kpn {
@@ -13,17 +14,17 @@ class Worker;
 struct RunShared;
 
 // The worker this kernel thread runs, or nullptr outside the runtime.
-[[gnu::noinline]] Worker* current_worker() noexcept;
+[[gnu::noinline]] KPN_EXPORT Worker* current_worker() noexcept;
 // The process running on this kernel thread, or nullptr outside a process.
-[[gnu::noinline]] Process* current_process() noexcept;
+[[gnu::noinline]] KPN_EXPORT Process* current_process() noexcept;
 // The index of the worker this kernel thread runs, or -1 outside the run's workers (teardown included).
-[[gnu::noinline]] int current_worker_index() noexcept;
+[[gnu::noinline]] KPN_EXPORT int current_worker_index() noexcept;
 // The run whose worker this kernel thread is, or nullptr.
 [[gnu::noinline]] RunShared* current_run() noexcept;
 
 class TraceBuffer;
 // The trace buffer of the worker this kernel thread runs, or nullptr (not a worker, or the run is not traced).
-[[gnu::noinline]] TraceBuffer* current_trace_buffer() noexcept;
+[[gnu::noinline]] KPN_EXPORT TraceBuffer* current_trace_buffer() noexcept;
 
 namespace detail {
 // `index` is the worker's index among its run's workers, -1 for the teardown helper.

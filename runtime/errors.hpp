@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "runtime/export.hpp"
 #include "runtime/process_state.hpp"
 #include "runtime/report.hpp"
 
 namespace kpn {
 
-class RunError : public std::runtime_error {
+class KPN_EXPORT RunError : public std::runtime_error {
  public:
   RunError(const std::string& what, std::shared_ptr<const RunReport> report)
       : std::runtime_error(what), report_(std::move(report)) {}
@@ -25,7 +26,7 @@ class RunError : public std::runtime_error {
 };
 
 // A process threw. The network was stopped and every other process unwound.
-class ProcessFailed : public RunError {
+class KPN_EXPORT ProcessFailed : public RunError {
  public:
   ProcessFailed(std::string process, std::string message, std::exception_ptr cause);
   const std::string& process() const noexcept { return process_; }
@@ -40,13 +41,13 @@ class ProcessFailed : public RunError {
 };
 
 // The run was stopped from outside (Runtime::interrupt, typically from a SIGINT handler).
-class Interrupted : public RunError {
+class KPN_EXPORT Interrupted : public RunError {
  public:
   Interrupted() : RunError("interrupted", nullptr) {}
 };
 
 // Every remaining process was blocked and none could be woken.
-class DeadlockError : public RunError {
+class KPN_EXPORT DeadlockError : public RunError {
  public:
   struct Blocked {
     std::string process;

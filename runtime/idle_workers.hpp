@@ -46,11 +46,12 @@
 #include <cstdint>
 #include <memory>
 
+#include "runtime/export.hpp"
 #include "runtime/sanitizers.hpp"
 
 namespace kpn {
 
-class IdleWorkers {
+class KPN_EXPORT IdleWorkers {
  public:
   explicit IdleWorkers(unsigned workers);
   IdleWorkers(const IdleWorkers&) = delete;

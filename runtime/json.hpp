@@ -6,9 +6,11 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/export.hpp"
+
 namespace kpn {
 
-std::string json_string(std::string_view s);
+KPN_EXPORT std::string json_string(std::string_view s);
 
 // The length (1 to 4) of the well-formed UTF-8 sequence that starts at s[i], or 0 if there is none there
 // (a stray continuation byte, a truncated or overlong sequence, a surrogate, a code point past U+10FFFF).

@@ -7,10 +7,12 @@
 
 #include <spdlog/logger.h>
 
+#include "runtime/export.hpp"
+
 namespace kpn {
 
-spdlog::logger& log();
+KPN_EXPORT spdlog::logger& log();
 // Accepts spdlog's level names; throws std::invalid_argument on anything else.
-void set_log_level(std::string_view level);
+KPN_EXPORT void set_log_level(std::string_view level);
 
 }  // namespace kpn

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "runtime/channel_view.hpp"
+#include "runtime/export.hpp"
 #include "runtime/process_options.hpp"
 #include "runtime/unique_function.hpp"
 
 namespace kpn {
 
 // Throws std::invalid_argument if `options` are not valid for a process called `name`.
-void validate(const std::string& name, const ProcessOptions& options);
+KPN_EXPORT void validate(const std::string& name, const ProcessOptions& options);
 
 struct ProcessSpec {
   std::string name;
@@ -22,7 +23,7 @@ struct ProcessSpec {
   ProcessOptions options;
 };
 
-class NetworkSpec {
+class KPN_EXPORT NetworkSpec {
  public:
   NetworkSpec() = default;
   NetworkSpec(NetworkSpec&&) = default;

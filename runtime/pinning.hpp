@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/export.hpp"
 #include "runtime/pin_mode.hpp"
 
 namespace kpn {
@@ -19,9 +20,9 @@ enum class Place : int {
   other = 4,         // the rest of the machine
 };
 inline constexpr int kPlaces = 5;
-const char* to_string(Place p) noexcept;
+KPN_EXPORT const char* to_string(Place p) noexcept;
 
-class CpuTopology {
+class KPN_EXPORT CpuTopology {
  public:
   // This machine, restricted to the PUs this program may run on (taskset, cgroup cpusets).
   CpuTopology();

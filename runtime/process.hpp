@@ -39,6 +39,7 @@
 
 #include "runtime/asan.hpp"
 #include "runtime/channel_view.hpp"
+#include "runtime/export.hpp"
 #include "runtime/process_id.hpp"
 #include "runtime/process_options.hpp"
 #include "runtime/process_state.hpp"
@@ -54,7 +55,7 @@ class BusyWaitMutex;
 class Worker;
 struct RunShared;
 
-class Process {
+class KPN_EXPORT Process {
  public:
   // Bytes a policy may keep per process in policy_data<T>().
   static constexpr std::size_t kPolicySlotBytes = 32;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "runtime/export.hpp"
+
 namespace kpn {
 
 // Thrown to end the current process normally from anywhere in its call stack: the runtime catches it at
@@ -7,7 +9,7 @@ namespace kpn {
 // (BrokenChannel) when a process writes to a channel whose reader is gone, which ends a producer quietly
 // the way SIGPIPE ends a Unix pipeline stage. Not a std::exception, so `catch (const std::exception&)`
 // does not swallow it.
-struct ProcessExit {
+struct KPN_EXPORT ProcessExit {
   virtual ~ProcessExit() = default;
 };
 

@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "runtime/export.hpp"
+
 namespace kpn {
 
-struct ProcessGraph {
+struct KPN_EXPORT ProcessGraph {
   struct Vertex {
     std::string name;
     std::uint64_t id = 0;         // the process id; 0 for the initial network (ids are given at spawn)

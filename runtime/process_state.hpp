@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "runtime/export.hpp"
+
 namespace kpn {
 
 enum class ProcessState : std::uint8_t { Ready, Running, Blocked, Done };
@@ -19,7 +21,7 @@ enum class SwitchReason : std::uint8_t {
 
 enum class WaitDirection : std::uint8_t { None, Read, Write };
 
-std::string_view to_string(ProcessState s) noexcept;
-std::string_view to_string(WaitDirection d) noexcept;
+KPN_EXPORT std::string_view to_string(ProcessState s) noexcept;
+KPN_EXPORT std::string_view to_string(WaitDirection d) noexcept;
 
 }  // namespace kpn

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/export.hpp"
+
 namespace kpn {
 
 struct WorkerReport {
@@ -35,7 +37,7 @@ struct ChannelReport {
 };
 
 // The machine the run was placed on (hwloc) and where its workers went.
-struct TopologyReport {
+struct KPN_EXPORT TopologyReport {
   std::string pin = "none";          // the pin mode: cores, pus or none
   unsigned packages = 0;
   unsigned numa_nodes = 0;
@@ -44,7 +46,7 @@ struct TopologyReport {
   std::vector<int> worker_pus;       // per worker: the OS index of its processing unit, -1 if not pinned
 };
 
-struct RunReport {
+struct KPN_EXPORT RunReport {
   std::string scheduler;
   unsigned cpus = 0;
   double wall_s = 0;

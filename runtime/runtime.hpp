@@ -15,6 +15,7 @@
 
 #include "runtime/config.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/export.hpp"
 #include "runtime/network_spec.hpp"
 #include "runtime/pin_mode.hpp"
 #include "runtime/report.hpp"
@@ -49,7 +50,7 @@ struct RuntimeOptions {
   unsigned trace_sample_ms = config::kTraceSampleMs;
 };
 
-class Runtime {
+class KPN_EXPORT Runtime {
  public:
   explicit Runtime(RuntimeOptions options = {});
   // With a policy object of the caller's instead of a registered name (options.scheduler is ignored).

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/export.hpp"
 #include "runtime/process_graph.hpp"
 
 namespace kpn {
@@ -30,7 +31,7 @@ class Process;
 class Worker;
 
 // What a policy may ask of the run it schedules; valid from start() until the run ends.
-class SchedulerContext {
+class KPN_EXPORT SchedulerContext {
  public:
   virtual std::span<Worker* const> workers() const noexcept = 0;
   // The machine's topology (hwloc), or nullptr when workers are not pinned.
@@ -50,7 +51,7 @@ class SchedulerContext {
   ~SchedulerContext() = default;
 };
 
-class Scheduler {
+class KPN_EXPORT Scheduler {
  public:
   virtual ~Scheduler() = default;
   virtual std::string_view name() const noexcept = 0;

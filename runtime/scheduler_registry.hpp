@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/export.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace kpn {
@@ -21,11 +22,11 @@ struct SchedulerInfo {
 using SchedulerFactory = std::function<std::unique_ptr<Scheduler>()>;
 
 // Creates the named policy; throws std::invalid_argument listing the known names if there is none.
-std::unique_ptr<Scheduler> make_scheduler(std::string_view name);
+KPN_EXPORT std::unique_ptr<Scheduler> make_scheduler(std::string_view name);
 // Every registered policy, sorted by name.
-std::vector<SchedulerInfo> scheduler_list();
+KPN_EXPORT std::vector<SchedulerInfo> scheduler_list();
 
-struct SchedulerRegistration {
+struct KPN_EXPORT SchedulerRegistration {
   SchedulerRegistration(std::string name, std::string description, SchedulerFactory factory);
 };
 

@@ -14,16 +14,18 @@
 #include <cstdint>
 #include <limits>
 
+#include "runtime/export.hpp"
+
 namespace kpn {
 
 namespace detail {
 // The calling process sleeps until `deadline_ns` (steady_clock nanoseconds since its epoch). From a process
 // only (std::logic_error otherwise); a deadline already passed yields.
-void sleep_until_ns(std::int64_t deadline_ns);
+KPN_EXPORT void sleep_until_ns(std::int64_t deadline_ns);
 // std::invalid_argument naming the negative duration (in nanoseconds, printed in a readable unit).
-[[noreturn]] void throw_negative_duration(const char* what, std::int64_t ns);
+[[noreturn]] KPN_EXPORT void throw_negative_duration(const char* what, std::int64_t ns);
 // Now plus `ns`, saturated below the largest deadline.
-std::int64_t deadline_after_ns(std::int64_t ns) noexcept;
+KPN_EXPORT std::int64_t deadline_after_ns(std::int64_t ns) noexcept;
 
 // A duration as nanoseconds, saturated (a wait of hours::max() is "forever", not an overflow). Negative
 // durations are `what`'s error.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "runtime/cycle_clock.hpp"
+#include "runtime/export.hpp"
 #include "runtime/process_id.hpp"
 
 namespace kpn {
@@ -53,7 +54,7 @@ struct TraceEvent {
   std::uint8_t reason = 0;       // Run: TraceRunEnd; Run ending in Park: + direction << 4
 };
 
-class TraceBuffer {
+class KPN_EXPORT TraceBuffer {
  public:
   // Events are stored in chunks of this many, so that a growing buffer never copies what it holds.
   static constexpr std::size_t kChunkEvents = 4096;
@@ -117,6 +118,6 @@ class TraceBuffer {
 };
 
 // Out of line, so that the policies' steal loops carry only a test of a pointer while tracing is off.
-[[gnu::cold]] void trace_steal(TraceBuffer& buffer, int victim, std::size_t taken);
+[[gnu::cold]] KPN_EXPORT void trace_steal(TraceBuffer& buffer, int victim, std::size_t taken);
 
 }  // namespace kpn

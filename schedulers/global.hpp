@@ -16,13 +16,14 @@
 #include <cstdint>
 #include <memory>
 
+#include "runtime/export.hpp"
 #include "runtime/scheduler.hpp"
 #include "runtime/spin_lock.hpp"
 #include "schedulers/process_ring.hpp"
 
 namespace kpn {
 
-class GlobalScheduler final : public Scheduler {
+class KPN_EXPORT GlobalScheduler final : public Scheduler {
  public:
   std::string_view name() const noexcept override { return "global"; }
   void start(SchedulerContext& context) override;

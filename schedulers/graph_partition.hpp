@@ -35,6 +35,7 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/export.hpp"
 #include "runtime/scheduler.hpp"
 #include "schedulers/run_queue.hpp"
 
@@ -52,7 +53,7 @@ struct GpTuning {
   double min_gain = 0.05;         // move only if the placement gets this much cheaper (partition.hpp)
 };
 
-class GraphPartitionScheduler final : public Scheduler {
+class KPN_EXPORT GraphPartitionScheduler final : public Scheduler {
  public:
   using Tuning = GpTuning;
 

@@ -34,6 +34,7 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/export.hpp"
 #include "runtime/scheduler.hpp"
 #include "schedulers/run_queue.hpp"
 
@@ -41,7 +42,7 @@ namespace kpn {
 
 class IdleWorkers;
 
-class HandoffScheduler final : public Scheduler {
+class KPN_EXPORT HandoffScheduler final : public Scheduler {
  public:
   std::string_view name() const noexcept override { return "handoff"; }
   void start(SchedulerContext& context) override;

@@ -11,12 +11,13 @@
 #include <cstddef>
 #include <memory>
 
+#include "runtime/export.hpp"
 #include "runtime/scheduler.hpp"
 #include "schedulers/run_queue.hpp"
 
 namespace kpn {
 
-class LocalScheduler final : public Scheduler {
+class KPN_EXPORT LocalScheduler final : public Scheduler {
  public:
   std::string_view name() const noexcept override { return "local"; }
   void start(SchedulerContext& context) override;

@@ -26,6 +26,7 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/export.hpp"
 #include "runtime/pinning.hpp"
 #include "runtime/scheduler.hpp"
 #include "schedulers/places.hpp"
@@ -33,7 +34,7 @@
 
 namespace kpn {
 
-class StealHalfScheduler final : public Scheduler {
+class KPN_EXPORT StealHalfScheduler final : public Scheduler {
  public:
   std::string_view name() const noexcept override { return "steal-half"; }
   void start(SchedulerContext& context) override;

@@ -19,12 +19,13 @@
 #include <span>
 #include <vector>
 
+#include "runtime/export.hpp"
 #include "runtime/scheduler.hpp"
 #include "schedulers/run_queue.hpp"
 
 namespace kpn {
 
-class WorkStealingScheduler final : public Scheduler {
+class KPN_EXPORT WorkStealingScheduler final : public Scheduler {
  public:
   enum class Unblock { Current, Last };
   enum class Stealing { On, Off };

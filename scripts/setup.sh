@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
+  ccache                 # rebuilds of an unchanged file, in this clone or another (scripts/build.sh)
   libboost-context-dev   # stackful fibers
   libhwloc-dev           # CPU topology and pinning
   libyaml-cpp-dev        # topology files

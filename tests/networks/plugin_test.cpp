@@ -2,8 +2,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <dlfcn.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -77,19 +75,4 @@ channels:
   INFO(failed.err);
   CHECK(failed.exit_code == 1);
   CHECK_THAT(failed.err, Contains("collatz") && Contains("0 is not a positive integer"));
-}
-
-TEST_CASE("the example plugin registers its kind in the loading program's registry", "[networks]") {
-  void* handle = dlopen(example_plugin_path().c_str(), RTLD_NOW | RTLD_GLOBAL);
-  INFO((handle == nullptr ? dlerror() : ""));
-  REQUIRE(handle != nullptr);  // kept loaded: the registry now points into it
-  const kpn::KindSpec* kind = kpn::find_kind("example.collatz");
-  REQUIRE(kind != nullptr);
-  CHECK(kind->port("in") != nullptr);
-  CHECK(kind->port("out") != nullptr);
-  const auto net = kpn::resolve(kpn::load_topology_file(kpn::test::source_dir() + "/examples/plugin/collatz.yaml"),
-                                {{"count", "27"}});
-  std::vector<std::int64_t> steps;
-  for (std::int64_t n = 1; n <= 27; ++n) steps.push_back(collatz_steps(n));
-  CHECK(kpn::test::run_lines(net, "ws-last", 2) == std::vector<std::string>{kpn::test::sink_line("collatz", steps)});
 }
