@@ -16,22 +16,28 @@ namespace {
 
 using i64 = std::int64_t;
 
-// Words as wc counts them in the C locale: maximal runs of bytes that are not white space (isspace in the
-// C locale: space, \t, \n, \v, \f, \r).
+// Words as GNU wc counts them in the C locale: white space (space, \t, \n, \v, \f, \r) ends a word, a
+// printable ASCII byte starts one, and any other byte (a control character, a byte of a UTF-8 sequence)
+// neither starts nor ends one. So a run of non-space bytes is a word if it holds a printable byte: an
+// em dash alone between spaces is none, as for `LC_ALL=C wc -w`.
 i64 count_words(std::string_view line) noexcept {
   i64 words = 0;
   bool in_word = false;
-  for (const char c : line) {
-    const bool space = c == ' ' || (c >= '\t' && c <= '\r');
-    if (!space && !in_word) ++words;
-    in_word = !space;
+  for (const char ch : line) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == ' ' || (c >= '\t' && c <= '\r')) {
+      words += in_word ? 1 : 0;
+      in_word = false;
+    } else if (c > ' ' && c < 0x7f) {
+      in_word = true;
+    }
   }
-  return words;
+  return words + (in_word ? 1 : 0);
 }
 
 KPN_REGISTER_KIND(words_count, {
     .name = "words.count",
-    .description = "counts the lines and words (runs of non-space bytes) of its input; at its end writes the line "
+    .description = "counts the lines and words (as wc in the C locale) of its input; at its end writes the line "
                    "count to `lines` and the word count to `words`",
     .ports = {in_port("in", "string", "lines of text"), out_port("lines", "i64", "one value: lines read"),
               out_port("words", "i64", "one value: words read")},
