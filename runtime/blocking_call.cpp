@@ -1,5 +1,19 @@
 #include "runtime/blocking_call.hpp"
 
+// The handshake of a blocking call, blocking.hpp's park with a pool thread as the waker:
+//   process, holding the call's lock:  publishes itself in the call's waiter slot -> queues the job on the
+//                                      pool -> timed_ = true (stays active) -> switches to its worker,
+//                                      lock still held;
+//   its worker, after the switch:      BLOCKED, then releases the lock (active is not lowered: timed_);
+//   pool thread:                       runs f (result or exception into the caller's frame) -> takes the
+//                                      lock -> takes the waiter out of the slot -> releases the lock ->
+//                                      unblock: READY, the policy's on_unblock with no waker worker.
+// The pool thread can take the lock only once the process is off its stack, so a call that returns at
+// once still never readies a running process, and no wake-up is lost (the slot is filled before the job
+// is queued). The process's frame is the pool thread's until unblock returns; while the run stops, unblock
+// does nothing and the teardown resumes the process (to unwind it) only after BlockingPool::wait_idle,
+// that is after every job has returned from run_call.
+
 #include <cassert>
 
 #include "runtime/blocking.hpp"

@@ -96,3 +96,12 @@ TEST_CASE("--blocking-threads must be a number from 1 to the limit", "[runner][b
     CHECK(r.out.empty());
   }
 }
+
+TEST_CASE("the word count agrees with wc on control characters, UTF-8 and blank lines", "[runner][blocking]") {
+  // A word needs a printable ASCII byte (wc in the C locale): "\x01\x02" alone and an em dash alone are none.
+  const std::string text = "a\tb  c\x01" "d \xe2\x80\x94 e\r\n\n\x01\x02 \n  lead and trail  \n\v\f\nna\xc3\xafve caf\xc3\xa9\n";
+  const auto path = kpn::test::write_scratch("tricky.txt", text);
+  const auto r = kpn_run(fmt::format("{} --set input={} --set workers=2 -q", config_path("wordcount.yaml"), quoted_path(path)));
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == wc_counts(path.string()) + " " + path.string() + "\n");
+}
