@@ -177,7 +177,7 @@ TEST_CASE("a process waiting for one in a blocking call is not deadlocked", "[ru
     // idle, the network would look quiescent and be called deadlocked.
     net.process("caller", [tx = std::move(tx)]() mutable {
       tx.write(kpn::blocking([] {
-        std::this_thread::sleep_for(30ms);
+        std::this_thread::sleep_for(15ms);
         return 9;
       }));
     });
@@ -206,7 +206,7 @@ TEST_CASE("a true deadlock beside a process in a blocking call is still reported
     });
     // Never quiescent while it waits: only the local scan can see the cycle, and it must skip the caller.
     net.process("caller", [probe = kpn::test::Tracked(census)] {
-      kpn::blocking([] { std::this_thread::sleep_for(200ms); });
+      kpn::blocking([] { std::this_thread::sleep_for(150ms); });
     });
     try {
       kpn::Runtime({.cpus = 2, .scheduler = s.name, .local_deadlock_scan_ms = 10}).run(net);
@@ -232,7 +232,7 @@ TEST_CASE("an interrupt during a blocking call waits for the call, then unwinds 
     net.process("caller", [&, probe = kpn::test::Tracked(census)] {
       kpn::blocking([&] {
         in_call.store(true);
-        std::this_thread::sleep_for(50ms);
+        std::this_thread::sleep_for(20ms);
         call_returned.store(true);
       });
       went_on.store(true);
