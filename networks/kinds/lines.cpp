@@ -17,7 +17,7 @@
 namespace kpn {
 namespace {
 
-// Bytes per read and per write call: large enough that the pool round trip (a few microseconds) is small
+// Bytes per read and per write call: large enough that the pool round trip (tens of microseconds, docs/api.md) is small
 // beside the copy, small enough that the first lines flow downstream while the rest is read.
 constexpr std::size_t kChunkBytes = 64 * 1024;
 // How long one read call waits for a pipe or terminal with no data before its process looks again
