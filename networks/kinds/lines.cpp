@@ -17,8 +17,8 @@
 namespace kpn {
 namespace {
 
-// Bytes per read and per write call: large enough that the pool round trip (tens of microseconds, docs/api.md) is small
-// beside the copy, small enough that the first lines flow downstream while the rest is read.
+// Bytes per read and per write call: large enough that the pool round trip (tens of microseconds,
+// docs/api.md) is small beside the copy, small enough that the first lines flow on while the rest is read.
 constexpr std::size_t kChunkBytes = 64 * 1024;
 // How long one read call waits for a pipe or terminal with no data before its process looks again
 // whether the network stops (a blocking call cannot be interrupted, blocking_call.hpp).
