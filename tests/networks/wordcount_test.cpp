@@ -89,7 +89,7 @@ TEST_CASE("the summary names the blocking calls of a run that made some", "[runn
   CHECK_THAT(r.err, Contains("blocking calls: ") && Contains(" pool thread"));
 }
 
-TEST_CASE("--blocking-threads must be a number from 1 to the limit", "[runner][blocking]") {
+TEST_CASE("the runner rejects a --blocking-threads that is not a number from 1 to the limit", "[runner][blocking]") {
   for (const char* bad : {"0", "-3", "many", "100000"}) {
     CAPTURE(bad);
     const auto r = kpn_run(fmt::format("{} --blocking-threads {} -q", config_path("wordcount.yaml"), bad));
