@@ -11,9 +11,9 @@
 //
 // While the call runs the process is BLOCKED but counts as active, like a sleeper (quiescence.hpp): a
 // network waiting for a blocking call is neither finished nor deadlocked. A call cannot be interrupted:
-// when the network stops (a failure elsewhere, an interrupt), the run waits for calls in flight to return,
-// then unwinds their processes with the others (f's result is dropped). A call made while the network
-// stops does not run f; the process is unwound.
+// when the network stops (a failure elsewhere, an interrupt), the run waits for calls in flight (queued
+// ones included) to return, then unwinds their processes with the others (f's result is dropped). A call
+// made while the network stops does not run f; the process is unwound.
 
 #include <exception>
 #include <functional>
