@@ -338,3 +338,25 @@ TEST_CASE("the blocking pool's size must be between 1 and the limit", "[runtime]
   CHECK_NOTHROW(kpn::Runtime({.blocking_threads = 1}));
   CHECK_NOTHROW(kpn::Runtime({.blocking_threads = kpn::config::kMaxBlockingThreads}));
 }
+
+TEST_CASE("an interrupt while blocking calls wait for the pool's only thread ends once they have run", "[runtime][blocking]") {
+  kpn::test::Census census;
+  kpn::Network net;
+  std::atomic<int> started{0};
+  for (int i = 0; i < 3; ++i) {
+    net.process("caller-" + std::to_string(i), [&, probe = kpn::test::Tracked(census)] {
+      kpn::blocking([&] {
+        started.fetch_add(1);
+        std::this_thread::sleep_for(20ms);
+      });
+    });
+  }
+  kpn::Runtime rt({.cpus = 1, .blocking_threads = 1});
+  std::thread stopper([&] {
+    while (started.load() == 0) std::this_thread::sleep_for(1ms);
+    rt.interrupt();
+  });
+  CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
+  stopper.join();
+  CHECK(census.alive() == 0);
+}
