@@ -107,8 +107,8 @@ class Process {
 
   // True while the process is in a timed wait (a sleep, a channel wait with a deadline): its timer will
   // ready it, so it is neither idle for quiescence nor part of a deadlock (quiescence.hpp). Also true
-  // during a blocking call (blocking_call.hpp), for the same reason: its pool thread will ready it. Set by the
-  // process before it parks and cleared when it runs again; read by its worker after the switch, by
+  // during a blocking call (blocking_call.hpp), for the same reason: its pool thread will ready it. Set by
+  // the process before it parks and cleared when it runs again; read by its worker after the switch, by
   // whoever readies it (which owns it then), and by the deadlock monitor (after an acquire of the state).
   bool waits_with_timer() const noexcept { return timed_.load(std::memory_order_relaxed); }
 

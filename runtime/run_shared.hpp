@@ -9,8 +9,8 @@
 
 #include "runtime/blocking_pool.hpp"
 #include "runtime/busy_wait_mutex.hpp"
-#include "runtime/config.hpp"
 #include "runtime/channel_registry.hpp"
+#include "runtime/config.hpp"
 #include "runtime/idle_workers.hpp"
 #include "runtime/process_id.hpp"
 #include "runtime/process_options.hpp"
