@@ -92,10 +92,12 @@ TEST_CASE("lines.read reads a named pipe until its writer closes it", "[runner][
   const auto fifo = scratch_file("pipe");
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   const auto out = scratch_file("out.txt");
-  // The writer starts after kpn-run, in a subshell: lines.read's open waits for it in a blocking call.
-  const int code = shell(fmt::format("(sleep 0.1; cat {} > {}) & '{}' {} --set input={} --set output={} -q; s=$?; wait; exit $s",
-                                     quoted_path(in), quoted_path(fifo), kpn_run_path(), quoted_path(net), quoted_path(fifo),
-                                     quoted_path(out)));
+  // The writer starts after kpn-run, in a subshell: lines.read's open waits for it in a blocking call. The
+  // writer gives up after 30 s, so that a kpn-run that never opens the pipe cannot leave it waiting forever.
+  const std::string writer =
+      fmt::format("(sleep 0.1; timeout 30 sh -c 'cat \"$0\" > \"$1\"' {} {}) &", quoted_path(in), quoted_path(fifo));
+  const int code = shell(fmt::format("{} '{}' {} --set input={} --set output={} -q; s=$?; wait; exit $s", writer, kpn_run_path(),
+                                     quoted_path(net), quoted_path(fifo), quoted_path(out)));
   CHECK(code == 0);
   CHECK(read_text(out) == varied_text());
   std::filesystem::remove(fifo);
