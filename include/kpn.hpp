@@ -3,6 +3,7 @@
 
 #include "channels/channel.hpp"
 #include "channels/network.hpp"
+#include "runtime/blocking_call.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/scheduler_registry.hpp"
 #include "runtime/this_process.hpp"

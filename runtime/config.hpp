@@ -79,4 +79,12 @@ inline constexpr int kMinPriority = 0;
 inline constexpr int kMaxPriority = 7;
 inline constexpr int kDefaultPriority = 0;
 
+// Most kernel threads of a run's blocking pool (RuntimeOptions::blocking_threads, blocking_pool.hpp). The
+// pool grows on demand, one thread per call in flight, so this bounds only what a network with many
+// simultaneous blocking calls creates: past it, calls queue. An idle thread costs a stack mapping (address
+// space, a few touched pages), so 64 is cheap, and more I/O in flight at once than that rarely helps.
+inline constexpr unsigned kBlockingThreads = 64;
+// Largest limit accepted: more is a typo, not a configuration.
+inline constexpr unsigned kMaxBlockingThreads = 4096;
+
 }  // namespace kpn::config

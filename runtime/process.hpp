@@ -52,6 +52,8 @@ namespace kpn {
 
 class StackPool;
 class BusyWaitMutex;
+class BlockingPool;
+struct BlockingJob;
 class Worker;
 struct RunShared;
 
@@ -105,8 +107,9 @@ class KPN_EXPORT Process {
   bool stopping() const noexcept { return stop_.stopping(); }
 
   // True while the process is in a timed wait (a sleep, a channel wait with a deadline): its timer will
-  // ready it, so it is neither idle for quiescence nor part of a deadlock (quiescence.hpp). Set by the
-  // process before it parks and cleared when it runs again; read by its worker after the switch, by
+  // ready it, so it is neither idle for quiescence nor part of a deadlock (quiescence.hpp). Also true
+  // during a blocking call (blocking_call.hpp), for the same reason: its pool thread will ready it. Set by
+  // the process before it parks and cleared when it runs again; read by its worker after the switch, by
   // whoever readies it (which owns it then), and by the deadlock monitor (after an acquire of the state).
   bool waits_with_timer() const noexcept { return timed_.load(std::memory_order_relaxed); }
 
@@ -118,6 +121,7 @@ class KPN_EXPORT Process {
   friend bool park_until(BusyWaitMutex&, Process*&, ChannelView*, WaitDirection, std::int64_t);
   friend void fire_due_timers(RunShared&);
   friend void park_sleeping(std::int64_t);
+  friend void park_for_call(BusyWaitMutex&, Process*&, BlockingPool&, BlockingJob&);
   friend void unblock(Process*);
   friend void trace_wake(RunShared&, Process&, Worker*);
   friend void yield();

@@ -3,6 +3,8 @@
 //   live   = processes that have not finished;
 //   active = processes READY or RUNNING, or BLOCKED in a timed wait (a sleep, a channel wait with a
 //            deadline: its timer will ready it, blocking.hpp's park_until).
+//            A process in a blocking call (blocking_call.hpp) counts like a timed waiter: the pool thread
+//            that runs its call readies it when the call returns.
 // active is raised before a process can become runnable (spawn, unblock: both done by a running process,
 // which itself counts as active, or by the runtime before the workers start) and lowered only after a
 // process has left the CPU (parked or exited). So active reaches 0 exactly when nothing runs and nothing

@@ -49,6 +49,7 @@ std::string RunReport::to_json(bool details, const std::vector<std::pair<std::st
                    context_switches, steal_attempts, steals, steal_attempts_per_s);
   s += fmt::format("\"deadlocks_resolved\":{},\"cross_worker_messages\":{},\"cross_worker_share\":{:.6g},",
                    deadlocks_resolved, cross_worker_messages, cross_worker_share);
+  s += fmt::format("\"blocking_calls\":{},\"blocking_threads\":{},", blocking_calls, blocking_threads);
   if (!trace_file.empty()) {
     s += fmt::format("\"trace\":{{\"file\":{},\"events\":{},\"dropped_events\":{},\"error\":{}}},", json_string(trace_file),
                      trace_events, trace_dropped, trace_error.empty() ? "null" : json_string(trace_error));
@@ -95,6 +96,9 @@ std::string RunReport::summary() const {
   s += fmt::format("topology: {} packages, {} NUMA nodes, {} cores, {} PUs; pin {}, worker PUs [{}]\n", topology.packages,
                    topology.numa_nodes, topology.cores, topology.pus, topology.pin, fmt::join(topology.worker_pus, " "));
   if (deadlocks_resolved != 0) s += fmt::format("artificial deadlocks resolved: {}\n", deadlocks_resolved);
+  if (blocking_calls != 0) {
+    s += fmt::format("blocking calls: {} on {} pool thread{}\n", blocking_calls, blocking_threads, blocking_threads == 1 ? "" : "s");
+  }
   if (!trace_file.empty()) {
     if (!trace_error.empty()) {
       s += fmt::format("trace: {}\n", trace_error);

@@ -59,6 +59,8 @@ struct KPN_EXPORT RunReport {
   std::uint64_t deadlocks_resolved = 0;  // artificial deadlocks resolved by growing a channel
   std::uint64_t cross_worker_messages = 0;  // messages read on another worker than the one that wrote them
   double cross_worker_share = 0;           // cross_worker_messages / messages (0 without messages)
+  std::uint64_t blocking_calls = 0;        // kpn::blocking calls run on the pool
+  unsigned blocking_threads = 0;           // pool threads started for them (0 if none was made)
   std::vector<std::pair<std::string, double>> scheduler_stats;  // the policy's own figures (Scheduler::stats)
   TopologyReport topology;
   std::vector<WorkerReport> workers;

@@ -32,6 +32,8 @@ RunReport build_report(RunShared& run, std::span<Worker* const> workers, double 
   }
   r.processes = run.next_id.load() - 1;
   r.deadlocks_resolved = deadlocks_resolved;
+  r.blocking_calls = run.blocking.calls();
+  r.blocking_threads = run.blocking.threads_started();
   r.scheduler_stats = run.scheduler.stats();
   r.compute_totals();
   return r;

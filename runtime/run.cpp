@@ -69,6 +69,9 @@ RunReport Run::execute(NetworkSpec& network) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (trace_) trace_run_.end = trace_->now();
 
+  // A stopping run may leave processes parked in blocking calls, whose pool threads still use their
+  // stacks: the calls cannot be interrupted, so wait for them to return before unwinding (blocking_call.hpp).
+  shared_.blocking.wait_idle();
   unwind_remaining();
   RunReport report = build_report(shared_, workers_, wall_s, ticks, monitor_.resolved());
   report.topology = placement_;

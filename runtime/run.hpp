@@ -39,6 +39,8 @@ class Run final : public SchedulerContext {
 
   // Runs the network to the end. Throws a RunError (with the report attached) if it failed.
   RunReport execute(NetworkSpec& network);
+  // The most threads kpn::blocking calls may use (RuntimeOptions::blocking_threads). Before execute().
+  void set_blocking_threads(unsigned n) noexcept { shared_.blocking.set_max_threads(n); }
   // Stops the run from outside; async-signal-safe.
   void interrupt() noexcept { shared_.stop.interrupt(); }
 

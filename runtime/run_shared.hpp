@@ -7,8 +7,10 @@
 #include <atomic>
 #include <string>
 
+#include "runtime/blocking_pool.hpp"
 #include "runtime/busy_wait_mutex.hpp"
 #include "runtime/channel_registry.hpp"
+#include "runtime/config.hpp"
 #include "runtime/idle_workers.hpp"
 #include "runtime/process_id.hpp"
 #include "runtime/process_options.hpp"
@@ -56,6 +58,9 @@ struct RunShared {
   std::atomic<ProcessId> next_id{1};
   // The run's trace recorder, or nullptr when the run is not traced. Set before any worker starts.
   TraceRecorder* trace = nullptr;
+  // The threads of kpn::blocking calls (blocking_call.hpp); none until the first call. Last, so that it is
+  // destroyed (its idle threads joined) first; by then no call is in flight (Run::execute waits for them).
+  BlockingPool blocking{config::kBlockingThreads};
 };
 
 }  // namespace kpn

@@ -23,6 +23,11 @@ Runtime::Runtime(RuntimeOptions options, std::unique_ptr<Scheduler> scheduler)
   if (options.max_capacity == 0) throw std::invalid_argument("max_capacity must be at least 1");
   max_capacity_ = options.max_capacity;
   scan_ms_ = options.local_deadlock_scan_ms;
+  if (options.blocking_threads == 0 || options.blocking_threads > config::kMaxBlockingThreads) {
+    throw std::invalid_argument(fmt::format("blocking_threads = {}: expected 1 to {}", options.blocking_threads,
+                                            config::kMaxBlockingThreads));
+  }
+  blocking_threads_ = options.blocking_threads;
   if (!options.trace.empty()) {
     if (!kTracingCompiledIn) throw std::invalid_argument("trace: this kpn was built without tracing (cmake -DKPN_TRACE=OFF)");
     if (options.trace_limit == 0) throw std::invalid_argument("trace_limit must be at least 1");
@@ -73,6 +78,7 @@ RunReport Runtime::run(NetworkSpec& network) {
   // Unpinned workers have no place in the topology: policies are told there is none.
   Run run(*scheduler_, pus_, pin_ == PinMode::none ? nullptr : topology_.get(), topology_report_, max_capacity_, scan_ms_,
           trace_ ? &*trace_ : nullptr);
+  run.set_blocking_threads(blocking_threads_);
   current_run_.store(&run, std::memory_order_seq_cst);
   // Destroyed before `run`: unpublishes it and waits out any interrupt() that may still be using it (one
   // atomic store away from done; a signal handler on this very thread finishes before we resume).

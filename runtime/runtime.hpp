@@ -48,6 +48,9 @@ struct RuntimeOptions {
   std::size_t trace_limit = config::kTraceLimit;
   // Period of the channel fill-level samples in a trace, in milliseconds (at least 1).
   unsigned trace_sample_ms = config::kTraceSampleMs;
+  // Most kernel threads that run kpn::blocking calls at once (1 to config::kMaxBlockingThreads). The pool
+  // starts a thread per call in flight, lazily, up to this; past it calls wait their turn.
+  unsigned blocking_threads = config::kBlockingThreads;
 };
 
 class KPN_EXPORT Runtime {
@@ -85,6 +88,7 @@ class KPN_EXPORT Runtime {
   std::size_t max_capacity_;
   std::optional<TraceSettings> trace_;
   unsigned scan_ms_;
+  unsigned blocking_threads_;
   bool running_ = false;
   std::atomic<Run*> current_run_{nullptr};
   std::atomic<bool> pending_interrupt_{false};  // an interrupt() that no run has consumed yet

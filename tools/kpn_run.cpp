@@ -2,7 +2,7 @@
 //
 //   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--pin cores|pus|none] [--set key=value ...] [--stats-json PATH|-]
 //                     [--stats-detail] [--log-level LEVEL] [--validate] [--dot] [--plugin LIB.so ...]
-//                     [--max-capacity N] [--t0 N] [--trace PATH [--trace-limit N] [--trace-sample-ms MS]] [--quiet]
+//                     [--max-capacity N] [--blocking-threads N] [--t0 N] [--trace PATH [--trace-limit N] [--trace-sample-ms MS]] [--quiet]
 //   kpn-run --kinds [--json] [--plugin LIB.so ...]
 //   kpn-run --measure-t0 | --version
 //
@@ -117,6 +117,7 @@ struct Options {
   std::vector<std::string> plugins;
   double t0 = 0;
   std::size_t max_capacity = std::size_t{1} << 20;
+  unsigned blocking_threads = kpn::config::kBlockingThreads;
   bool kinds = false;
   bool json = false;
   bool measure_t0 = false;
@@ -403,7 +404,8 @@ int run(const Options& opt) {
                         .max_capacity = opt.max_capacity,
                         .trace = opt.trace,
                         .trace_limit = opt.trace_limit,
-                        .trace_sample_ms = opt.trace_sample_ms},
+                        .trace_sample_ms = opt.trace_sample_ms,
+                        .blocking_threads = opt.blocking_threads},
                        std::move(scheduler));
   g_runtime.store(&runtime);
   SignalForwarder forwarder(runtime);  // before the handlers: a signal must find it waiting
@@ -507,6 +509,11 @@ int main(int argc, char** argv) {
                  "1 turns every deadlock into an error")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  app.add_option("--blocking-threads", opt.blocking_threads,
+                 "most kernel threads running blocking calls at once (file and pipe I/O of lines.read and lines.write); "
+                 "started on demand")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, kpn::config::kMaxBlockingThreads));
   app.add_flag("--kinds", opt.kinds, "describe every process kind (ports, arguments), with --plugin's, and exit");
   app.add_flag("--json", opt.json, "with --kinds: print the description as one JSON object");
   app.set_version_flag("--version", std::string("kpn-run ") + KPN_VERSION);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -55,6 +56,18 @@ std::vector<i64> affine(int count, i64 mul, i64 add) {
   return v;
 }
 
+// `wc -lw` of a file (C locale), as the word-count network prints it: "LINES WORDS path".
+std::string wc_line(const std::string& path) {
+  FILE* pipe = popen(("LC_ALL=C wc -lw < '" + path + "'").c_str(), "r");
+  long lines = -1;
+  long words = -1;
+  if (pipe != nullptr) {
+    if (std::fscanf(pipe, "%ld %ld", &lines, &words) != 2) lines = words = -1;
+    pclose(pipe);
+  }
+  return std::to_string(lines) + " " + std::to_string(words) + " " + path;
+}
+
 // What each config prints, computed from what it means rather than recorded from a run.
 const std::map<std::string, Expected>& expected() {
   static const std::map<std::string, Expected> table = {
@@ -67,6 +80,9 @@ const std::map<std::string, Expected>& expected() {
       {"ring.yaml", {{{"nodes", "12"}, {"laps", "200"}}, [] { return std::vector<std::string>{"node[0]: laps=200 hops=2400"}; }}},
       {"unbalanced-pipeline.yaml",
        {{{"count", "3000"}, {"heavy_us", "2"}}, [] { return std::vector<std::string>{sink_line("unbalanced", affine(3000, 1, 8))}; }}},
+      {"wordcount.yaml",
+       {{{"input", kpn::test::source_dir() + "/README.md"}},
+        [] { return std::vector<std::string>{wc_line(kpn::test::source_dir() + "/README.md")}; }}},
       {"scatter-gather.yaml",
        {{{"workers", "8"}, {"rounds", "20"}, {"work_us", "10"}},
         [] { return std::vector<std::string>{"master: rounds=20 workers=8 replies=160"}; }}},

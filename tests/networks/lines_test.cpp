@@ -1,0 +1,128 @@
+// The line kinds through build/bin/kpn-run: lines.read from a file, stdin and a named pipe, lines.write to a
+// file, line boundaries across the kinds' I/O chunks, and the errors of a path that cannot be opened.
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <fmt/format.h>
+
+#include "networks_support.hpp"
+
+using Catch::Matchers::Contains;
+using kpn::test::kpn_run;
+using kpn::test::kpn_run_path;
+using kpn::test::quoted_path;
+using kpn::test::read_text;
+using kpn::test::scratch_file;
+using kpn::test::write_scratch;
+
+namespace {
+
+// lines.read -> lines.write: a copy, line by line.
+const char* kCopy = R"(network: copy
+params: { input: "-", output: "-" }
+processes:
+  read: { kind: lines.read, args: { path: $input } }
+  write: { kind: lines.write, args: { path: $output } }
+channels:
+  - { from: read.out, to: write.in, capacity: 4 }
+)";
+
+// Lines of many lengths, some empty, some longer than a chunk of the kinds' I/O (64 KiB), about 400 KB.
+std::string varied_text() {
+  std::string text;
+  for (int i = 0; i < 3000; ++i) {
+    text += std::string(static_cast<std::size_t>((i * 37) % 251), static_cast<char>('a' + i % 26));
+    text += '\n';
+    if (i % 500 == 0) text += "\n" + std::string(70'000 + i, 'z') + "\n";
+  }
+  return text;
+}
+
+// Runs a shell command line, returns its exit status (-1 if it did not exit).
+int shell(const std::string& cmd) {
+  const int status = std::system(cmd.c_str());
+  return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("lines.read and lines.write copy a file line by line across their I/O chunks", "[runner][blocking]") {
+  const std::string text = varied_text();
+  const auto net = write_scratch("copy.yaml", kCopy);
+  const auto in = write_scratch("in.txt", text);
+  const auto out = scratch_file("out.txt");
+  for (unsigned cpus : {1u, 2u}) {
+    CAPTURE(cpus);
+    const auto r = kpn_run(fmt::format("{} --set input={} --set output={} --cpus {} -q", quoted_path(net), quoted_path(in),
+                                       quoted_path(out), cpus));
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+    CHECK(read_text(out) == text);
+  }
+}
+
+TEST_CASE("lines.read ends a last line without a newline like any other", "[runner][blocking]") {
+  const auto net = write_scratch("copy.yaml", kCopy);
+  const auto in = write_scratch("in.txt", "one\ntwo\n\nlast");
+  const auto out = scratch_file("out.txt");
+  const auto r = kpn_run(fmt::format("{} --set input={} --set output={} -q", quoted_path(net), quoted_path(in), quoted_path(out)));
+  CHECK(r.exit_code == 0);
+  CHECK(read_text(out) == "one\ntwo\n\nlast\n");
+}
+
+TEST_CASE("lines.read reads the standard input and lines.write writes the standard output with path -", "[runner][blocking]") {
+  const auto net = write_scratch("copy.yaml", kCopy);
+  const auto in = write_scratch("in.txt", varied_text());
+  const auto out = scratch_file("out.txt");
+  const int code = shell(fmt::format("'{}' {} -q < {} > {}", kpn_run_path(), quoted_path(net), quoted_path(in), quoted_path(out)));
+  CHECK(code == 0);
+  CHECK(read_text(out) == varied_text());
+}
+
+TEST_CASE("lines.read reads a named pipe until its writer closes it", "[runner][blocking]") {
+  const auto net = write_scratch("copy.yaml", kCopy);
+  const auto in = write_scratch("in.txt", varied_text());
+  const auto fifo = scratch_file("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto out = scratch_file("out.txt");
+  // The writer starts after kpn-run, in a subshell: lines.read's open waits for it in a blocking call. The
+  // writer gives up after 30 s, so that a kpn-run that never opens the pipe cannot leave it waiting forever.
+  const std::string writer =
+      fmt::format("(sleep 0.1; timeout 30 sh -c 'cat \"$0\" > \"$1\"' {} {}) &", quoted_path(in), quoted_path(fifo));
+  const int code = shell(fmt::format("{} '{}' {} --set input={} --set output={} -q; s=$?; wait; exit $s", writer, kpn_run_path(),
+                                     quoted_path(net), quoted_path(fifo), quoted_path(out)));
+  CHECK(code == 0);
+  CHECK(read_text(out) == varied_text());
+  std::filesystem::remove(fifo);
+}
+
+TEST_CASE("lines.read of a missing file fails the run naming the process and the path", "[runner][blocking]") {
+  const auto net = write_scratch("copy.yaml", kCopy);
+  const auto missing = scratch_file("no-such-file.txt");
+  const auto r = kpn_run(fmt::format("{} --set input={} -q", quoted_path(net), quoted_path(missing)));
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Contains("process 'read' failed") && Contains(missing.string()) && Contains("No such file or directory"));
+}
+
+TEST_CASE("lines.write to a path that cannot be created fails the run naming the process and the path", "[runner][blocking]") {
+  const auto net = write_scratch("copy.yaml", kCopy);
+  const auto in = write_scratch("in.txt", "a\nb\n");
+  const auto bad = scratch_file("no-such-dir") / "out.txt";
+  const auto r = kpn_run(fmt::format("{} --set input={} --set output={} -q", quoted_path(net), quoted_path(in), quoted_path(bad)));
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Contains("process 'write' failed") && Contains(bad.string()) && Contains("cannot open for writing"));
+}
+
+TEST_CASE("the line kinds reject an empty path when the network is built", "[runner][blocking]") {
+  const auto net = write_scratch("copy.yaml", kCopy);
+  const auto r = kpn_run(fmt::format("{} --set input= --validate", quoted_path(net)));
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Contains("path must not be empty"));
+}
