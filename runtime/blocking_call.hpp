@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "runtime/export.hpp"
 #include "runtime/this_process.hpp"
 
 namespace kpn {
@@ -29,7 +30,7 @@ namespace kpn {
 namespace detail {
 // Runs invoke(context) on the run's pool while the calling process is parked. From a process only.
 // `invoke` must not throw (it stores f's exception in the context).
-void run_blocking(void (*invoke)(void* context) noexcept, void* context);
+KPN_EXPORT void run_blocking(void (*invoke)(void* context) noexcept, void* context);
 }  // namespace detail
 
 template <class F>

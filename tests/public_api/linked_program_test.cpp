@@ -86,6 +86,15 @@ TEST_CASE("a program linked against libkpn catches a true deadlock as kpn::Deadl
   CHECK_THROWS_AS(kpn::Runtime({.cpus = 2}).run(net), kpn::DeadlockError);
 }
 
+TEST_CASE("a program linked against libkpn runs a blocking call on the run's pool", "[public-api]") {
+  kpn::Network net;
+  int result = 0;
+  net.process("caller", [&result] { result = kpn::blocking([] { return 6 * 7; }); });
+  const kpn::RunReport report = kpn::Runtime({.cpus = 1}).run(net);
+  CHECK(result == 42);
+  CHECK(report.blocking_calls == 1);
+}
+
 TEST_CASE("a program linked against libkpn spawns, sleeps and reads with a deadline", "[public-api]") {
   kpn::Network net;
   auto [tx, rx] = net.channel<int>(4, "late");
