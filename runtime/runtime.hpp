@@ -47,6 +47,10 @@ struct RuntimeOptions {
   std::size_t trace_limit = config::kTraceLimit;
   // Period of the channel fill-level samples in a trace, in milliseconds (at least 1).
   unsigned trace_sample_ms = config::kTraceSampleMs;
+  // Settings for the policy, key=value (e.g. {{"interval_ms", "20"}} for speed-balance); the policy
+  // validates them and the constructor throws std::invalid_argument naming the allowed keys. Ignored by the
+  // constructor that takes a policy object.
+  SchedulerOptions scheduler_options = {};
 };
 
 class Runtime {

@@ -26,6 +26,11 @@ namespace kpn {
 
 class CpuTopology;
 class IdleWorkers;
+
+// A policy's settings, as key=value pairs in the order given (RuntimeOptions::scheduler_options,
+// kpn-run --scheduler-option). Each policy that takes any validates them when it is made
+// (scheduler_registry.hpp); one that takes none refuses every key.
+using SchedulerOptions = std::vector<std::pair<std::string, std::string>>;
 class Process;
 class Worker;
 
