@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include <kpn.hpp>
@@ -25,17 +27,34 @@ void spin_for(std::chrono::microseconds d) {
   }
 }
 
-// A parent that scatters `children` computing processes from one worker (they all start in its queue), after
-// waiting `pause` (kpn::sleep_for: both workers sleep meanwhile).
-kpn::RunReport scatter(std::chrono::milliseconds pause, int children) {
+// A parent that scatters `children` processes from one worker (they all start in its queue), after waiting
+// `pause` (kpn::sleep_for: both workers sleep meanwhile). Each child computes, then yields until a process has
+// run on each worker (or 10 s passed): a yield is a scheduling point, where the victim serves requests, so
+// however late the machine lets the second worker start, the run ends only after the work reached it.
+struct Scatter {
+  kpn::RunReport report;
+  unsigned workers_seen;  // bit i: a child ran on worker i
+};
+
+Scatter scatter(std::chrono::milliseconds pause, int children) {
+  auto seen = std::make_shared<std::atomic<unsigned>>(0);
   kpn::Network net;
   net.process("parent", [=] {
     if (pause.count() > 0) kpn::sleep_for(pause);
     for (int i = 0; i < children; ++i) {
-      kpn::spawn("child" + std::to_string(i), [] { spin_for(std::chrono::microseconds(300)); });
+      kpn::spawn("child" + std::to_string(i), [seen] {
+        spin_for(std::chrono::microseconds(300));
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        for (;;) {
+          seen->fetch_or(1u << kpn::this_process::worker());
+          if (seen->load() == 3u || std::chrono::steady_clock::now() > deadline) break;
+          kpn::yield();
+        }
+      });
     }
   });
-  return kpn::Runtime({.cpus = 2, .scheduler = "success-only"}).run(net);
+  kpn::RunReport report = kpn::Runtime({.cpus = 2, .scheduler = "success-only"}).run(net);
+  return {std::move(report), seen->load()};
 }
 
 }  // namespace
@@ -43,8 +62,9 @@ kpn::RunReport scatter(std::chrono::milliseconds pause, int children) {
 TEST_CASE("success-only: processes spawned on one worker reach the other through answered requests, with no failed "
           "steal attempt",
           "[schedulers][success-only]") {
-  const kpn::RunReport r = scatter(std::chrono::milliseconds(0), 64);
-  // Only pushes move processes between workers: the second worker ran something only if a request was answered.
+  const auto [r, seen] = scatter(std::chrono::milliseconds(0), 64);
+  // Only pushes move processes between workers: a child ran on the second worker only if a request was answered.
+  CHECK(seen == 3u);
   CHECK(stat(r, "steal_requests") >= 1);
   CHECK(stat(r, "pushes") >= 1);
   CHECK(stat(r, "pushed_processes") >= stat(r, "pushes"));
@@ -58,7 +78,8 @@ TEST_CASE("success-only: processes spawned on one worker reach the other through
 
 TEST_CASE("success-only: work made runnable after every worker slept still reaches both workers",
           "[schedulers][success-only]") {
-  const kpn::RunReport r = scatter(std::chrono::milliseconds(30), 64);
+  const auto [r, seen] = scatter(std::chrono::milliseconds(30), 64);
+  CHECK(seen == 3u);
   CHECK(stat(r, "sleeps") >= 1);
   CHECK(stat(r, "pushes") >= 1);
   CHECK(r.workers[1].context_switches > 0);
