@@ -89,6 +89,19 @@ void IdleWorkers::notify_work() noexcept {
   }
 }
 
+void IdleWorkers::notify_worker(unsigned index) noexcept {
+  fence();
+  Word& w = words_[index];
+  if (w.state.load(std::memory_order_relaxed) != kSleeping) return;  // awake: it looks at its queue next
+  std::uint32_t sleeping = kSleeping;
+  if (w.state.compare_exchange_strong(sleeping, kRetimed, std::memory_order_acq_rel)) {
+    sleeping_.fetch_sub(1, std::memory_order_relaxed);
+    wakeups_.fetch_add(1, std::memory_order_relaxed);
+    futex_wake(w.state);
+  }
+  // Otherwise another waker owns the wake-up, or the worker took itself back having seen the work.
+}
+
 bool IdleWorkers::try_start_searching() noexcept {
   unsigned n = searching_.load(std::memory_order_relaxed);
   do {

@@ -39,6 +39,13 @@
 //   process);
 // - a stop wakes the watcher like every sleeper.
 //
+// notify_worker(i) wakes one given worker, for policies whose work can only be run by that worker (a
+// process pushed into its own queue by another worker, as success-only's victims do). It is the same store /
+// fence / load pair with the sleeper's has_work, which must then look at that worker's queue: either the
+// sleeper sees the work, or notify_worker sees it Sleeping and wakes it (Sleeping -> Retimed, so it wakes
+// as no searcher: searching_ counts only the searchers notify_work made or try_start_searching admitted).
+// A woken watcher gives the watch up, as under notify_work; the next worker to sleep takes it.
+//
 // wake_all() is async-signal-safe (atomics and the futex system call only): Runtime::interrupt() calls it
 // through StopState from a signal handler.
 
@@ -60,6 +67,10 @@ class KPN_EXPORT IdleWorkers {
   // Called by a policy after it made a process runnable where another worker could take it. Costs a fence
   // and one or two loads unless it has to wake someone.
   void notify_work() noexcept;
+
+  // Worker `index` was given a process only it can take. Wakes it if it sleeps (not as a searcher); costs a
+  // fence and a load otherwise.
+  void notify_worker(unsigned index) noexcept;
 
   // The calling worker wants to search for work. False (and it should sleep) when half the workers already
   // search: more thieves only contend for the same queues.

@@ -13,7 +13,7 @@
 
 namespace kpn {
 
-Runtime::Runtime(RuntimeOptions options) : Runtime(options, make_scheduler(options.scheduler)) {}
+Runtime::Runtime(RuntimeOptions options) : Runtime(options, make_scheduler(options.scheduler, options.scheduler_options)) {}
 
 Runtime::Runtime(RuntimeOptions options, std::unique_ptr<Scheduler> scheduler)
     : topology_(std::make_unique<CpuTopology>()), scheduler_(std::move(scheduler)) {

@@ -51,6 +51,10 @@ struct RuntimeOptions {
   // Most kernel threads that run kpn::blocking calls at once (1 to config::kMaxBlockingThreads). The pool
   // starts a thread per call in flight, lazily, up to this; past it calls wait their turn.
   unsigned blocking_threads = config::kBlockingThreads;
+  // Settings for the policy, key=value (e.g. {{"interval_ms", "20"}} for speed-balance); the policy
+  // validates them and the constructor throws std::invalid_argument naming the allowed keys. Ignored by the
+  // constructor that takes a policy object.
+  SchedulerOptions scheduler_options = {};
 };
 
 class KPN_EXPORT Runtime {

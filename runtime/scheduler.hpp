@@ -30,6 +30,11 @@ class IdleWorkers;
 class Process;
 class Worker;
 
+// A policy's settings, as key=value pairs in the order given (RuntimeOptions::scheduler_options,
+// kpn-run --scheduler-option). Each policy that takes any validates them when it is made
+// (scheduler_registry.hpp); one that takes none refuses every key.
+using SchedulerOptions = std::vector<std::pair<std::string, std::string>>;
+
 // What a policy may ask of the run it schedules; valid from start() until the run ends.
 class KPN_EXPORT SchedulerContext {
  public:

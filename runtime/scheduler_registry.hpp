@@ -20,14 +20,23 @@ struct SchedulerInfo {
 };
 
 using SchedulerFactory = std::function<std::unique_ptr<Scheduler>()>;
+// For a policy with settings: validates `options` and throws std::invalid_argument naming the allowed keys
+// and values on an unknown key or a bad value.
+using ConfigurableSchedulerFactory = std::function<std::unique_ptr<Scheduler>(const SchedulerOptions& options)>;
 
 // Creates the named policy; throws std::invalid_argument listing the known names if there is none.
 KPN_EXPORT std::unique_ptr<Scheduler> make_scheduler(std::string_view name);
+// The same with settings; std::invalid_argument also when the policy refuses them (one without settings
+// refuses any).
+KPN_EXPORT std::unique_ptr<Scheduler> make_scheduler(std::string_view name, const SchedulerOptions& options);
+// Parses "key=value" (kpn-run --scheduler-option); std::invalid_argument if there is no '=' or no key.
+KPN_EXPORT std::pair<std::string, std::string> parse_scheduler_option(std::string_view text);
 // Every registered policy, sorted by name.
 KPN_EXPORT std::vector<SchedulerInfo> scheduler_list();
 
 struct KPN_EXPORT SchedulerRegistration {
   SchedulerRegistration(std::string name, std::string description, SchedulerFactory factory);
+  SchedulerRegistration(std::string name, std::string description, ConfigurableSchedulerFactory factory);
 };
 
 }  // namespace kpn

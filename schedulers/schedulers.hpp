@@ -12,6 +12,11 @@
 //   gp-static the same, with the initial partition only
 //   local     per-worker queues without stealing; a process stays where it was placed (local.hpp)
 //   global    one FIFO queue shared by every worker (global.hpp)
+//   steal-half  Pheet's stealing: priority queues, thieves take half from the nearest victim (steal_half.hpp)
+//   success-only  thieves register steal requests and victims push work to them: no steal attempt fails
+//             (success_only.hpp)
+//   speed-balance  per-worker queues; a fast worker pulls one process from the slowest, speed being the CPU
+//             time a worker received over wall time; for shared machines (speed_balance.hpp)
 // Create one with kpn::make_scheduler(name) (runtime/scheduler_registry.hpp), or by name in RuntimeOptions.
 
 #include "runtime/scheduler_registry.hpp"
@@ -19,4 +24,6 @@
 #include "schedulers/graph_partition.hpp"
 #include "schedulers/handoff.hpp"
 #include "schedulers/local.hpp"
+#include "schedulers/speed_balance.hpp"
+#include "schedulers/success_only.hpp"
 #include "schedulers/work_stealing.hpp"

@@ -14,6 +14,7 @@ a number cannot be right: a speedup above the CPU count, runs that spread too fa
 
 import argparse
 import ast
+import contextlib
 import csv
 import datetime
 import itertools
@@ -162,11 +163,16 @@ class Sweep:
     columns: list
     cost: object
     figure: dict
+    hog: object = None  # the CPU a busy process is pinned to during every run (seed 004), or None
 
 
 MERGED_KEYS = ("constants", "grid", "derive", "set")
-SWEEP_KEYS = {"name", "title", "network", "schedulers", "cpus", "columns", "cost", "figure", "presets",
+SWEEP_KEYS = {"name", "title", "network", "schedulers", "cpus", "columns", "cost", "figure", "presets", "hog",
               *MERGED_KEYS}
+# The hog of `hog: {cpu: C}`: a busy loop pinned to CPU C, as `taskset -c C` would pin it. Its command line
+# carries HOG_MARK so that a run (and a test) can tell it is there.
+HOG_MARK = "kpn-experiment-hog"
+HOG_PROGRAM = "import os, sys\nos.sched_setaffinity(0, {int(sys.argv[2])})\nwhile True:\n    pass\n"
 
 
 def load_sweep(path, preset):
@@ -195,7 +201,16 @@ def load_sweep(path, preset):
     if len(networks) > 1:
         grid = {"network": [n.name for n in networks], **grid}  # several networks: the first axis
     derive = spec.get("derive") or {}
-    return Sweep(name=str(spec.get("name") or path.stem), path=path, preset=preset,
+    hog = spec.get("hog")
+    if hog is not None:
+        cpu = hog.get("cpu") if isinstance(hog, dict) and set(hog) == {"cpu"} else None
+        if not isinstance(cpu, int) or isinstance(cpu, bool) or cpu < 0:
+            raise SweepError(f"{path}: 'hog' must be {{cpu: C}} with C a CPU number (0, 1, ...), got {hog!r}")
+        if hasattr(os, "sched_getaffinity") and cpu not in os.sched_getaffinity(0):
+            raise SweepError(f"{path}: hog CPU {cpu} is not one this program may use "
+                             f"({sorted(os.sched_getaffinity(0))})")
+        hog = cpu
+    return Sweep(hog=hog, name=str(spec.get("name") or path.stem), path=path, preset=preset,
                  title=str(spec.get("title") or ""), networks=networks,
                  schedulers=[str(s) for s in spec.get("schedulers") or ["ws-last"]],
                  cpus=list(spec.get("cpus") or [1, "N"]), constants=spec.get("constants") or {}, grid=grid,
@@ -354,7 +369,23 @@ def measure_t0(kpn_run):
     return t0
 
 
-def run_once(kpn_run, point, scheduler, cpus, t0, stats_path):
+@contextlib.contextmanager
+def hog_running(cpu):
+    """A busy process pinned to `cpu` while the block runs (seed 004's machine shared with another
+    program), or nothing when `cpu` is None. The hog is killed and reaped however the block ends."""
+    if cpu is None:
+        yield None
+        return
+    hog = subprocess.Popen([sys.executable, "-c", HOG_PROGRAM, HOG_MARK, str(cpu)])
+    try:
+        time.sleep(0.05)  # let it pin itself and take its CPU before the run starts
+        yield hog
+    finally:
+        hog.kill()
+        hog.wait()
+
+
+def run_once(kpn_run, point, scheduler, cpus, t0, stats_path, hog=None):
     """Runs kpn-run once and returns the measurements kept from its JSON report; a SweepError with the
     command line and its stderr if it fails."""
     command = [str(kpn_run), str(point.network.file), "--scheduler", scheduler, "--cpus", str(cpus),
@@ -362,7 +393,8 @@ def run_once(kpn_run, point, scheduler, cpus, t0, stats_path):
     if point.sets:
         command += ["--set", *(f"{k}={v}" for k, v in point.sets.items())]
     stats_path.unlink(missing_ok=True)
-    proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    with hog_running(hog):
+        proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         raise SweepError(f"kpn-run exited with status {proc.returncode}:\n  {shlex.join(command)}\n"
                          f"{proc.stderr.rstrip()}")
@@ -385,7 +417,7 @@ def run_point(plan, point, kpn_run, t0, stats_path, log):
     for rep in range(plan.repeat):
         shift = rep % len(plan.configs)
         for scheduler, cpus in plan.configs[shift:] + plan.configs[:shift]:
-            measured = run_once(kpn_run, point, scheduler, cpus, t0, stats_path)
+            measured = run_once(kpn_run, point, scheduler, cpus, t0, stats_path, plan.sweep.hog)
             runs[(scheduler, cpus)].append(measured)
             record = {**point.columns, "scheduler": scheduler, "cpus": cpus, "rep": rep, **measured}
             log.write(json.dumps(record) + "\n")
@@ -609,7 +641,7 @@ def run_sweep(plan, args, kpn_run, progress):
     warnings = [w for w in [check_idle(sweep.name, load_before, args.max_load, progress.points_done == 0)] if w]
     meta = {"sweep": sweep.name, "sweep_file": str(sweep.path.resolve()), "title": sweep.title,
             "preset": sweep.preset, "t0": t0, "cpus": plan.n_cpus, "cpu_counts": plan.cpus,
-            "schedulers": sweep.schedulers, "repeat": plan.repeat, "points": len(plan.points),
+            "schedulers": sweep.schedulers, "repeat": plan.repeat, "hog_cpu": sweep.hog, "points": len(plan.points),
             "kpn_run": str(kpn_run), "figure": sweep.figure, "machine": machine_info(kpn_run),
             "load_average_before": load_before, "load_average_after": None,
             "checks": {"speedup_tolerance": SPEEDUP_TOLERANCE, "max_spread": args.max_spread,

@@ -1,6 +1,6 @@
 // kpn-run: runs a process network described in a YAML file and reports what happened.
 //
-//   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--pin cores|pus|none] [--set key=value ...] [--stats-json PATH|-]
+//   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--scheduler-option key=value ...] [--pin cores|pus|none] [--set key=value ...] [--stats-json PATH|-]
 //                     [--stats-detail] [--log-level LEVEL] [--validate] [--dot] [--plugin LIB.so ...]
 //                     [--max-capacity N] [--blocking-threads N] [--t0 N] [--trace PATH [--trace-limit N] [--trace-sample-ms MS]] [--quiet]
 //   kpn-run --kinds [--json] [--plugin LIB.so ...]
@@ -104,6 +104,7 @@ struct Options {
   unsigned cpus = 0;
   std::string scheduler = kpn::config::kDefaultScheduler;
   std::string pin = "cores";
+  std::vector<std::string> scheduler_options;  // key=value, handed to the policy (it validates them)
   std::vector<std::string> sets;
   std::string stats_json;
   std::string trace;
@@ -366,8 +367,11 @@ int run(const Options& opt) {
     return kExitOk;
   }
   if (opt.json) throw CLI::ValidationError("--json", "applies only with --kinds");
-  // A wrong scheduler name is a command-line error: find it before loading anything.
-  std::unique_ptr<kpn::Scheduler> scheduler = kpn::make_scheduler(opt.scheduler);
+  // A wrong scheduler name or option is a command-line error (std::invalid_argument: exit 2, naming the
+  // known names or the policy's allowed keys and values): find it before loading anything.
+  kpn::SchedulerOptions scheduler_options;
+  for (const std::string& o : opt.scheduler_options) scheduler_options.push_back(kpn::parse_scheduler_option(o));
+  std::unique_ptr<kpn::Scheduler> scheduler = kpn::make_scheduler(opt.scheduler, scheduler_options);
 
   // Errors of loading and of resolving are reported together: resolve() throws both lists.
   const kpn::Topology topology = kpn::read_topology_file(opt.file);
@@ -475,6 +479,9 @@ int main(int argc, char** argv) {
                  "pus (hwloc's logical order) or none")
       ->capture_default_str()
       ->check(CLI::IsMember({"cores", "pus", "none"}));
+  app.add_option("--scheduler-option", opt.scheduler_options,
+                 "a setting of the policy: --scheduler-option key=value (repeatable; e.g. speed-balance's interval_ms=20)")
+      ->allow_extra_args(false);
   app.add_option("--set", opt.sets, "override a parameter of the file: --set key=value (repeatable)")->take_all();
   // `--stats-json -q` is a forgotten PATH, not a file named "-q".
   const CLI::Validator not_an_option(

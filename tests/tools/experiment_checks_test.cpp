@@ -201,3 +201,37 @@ TEST_CASE("The experiment driver's thresholds are options, and an idle machine g
   // Lines get min-max error bars too.
   CHECK(contains(read_text(out_dir / "fake-lines" / "fake-lines.svg"), "LineCollection"));
 }
+
+TEST_CASE("The experiment driver runs a busy process pinned to the sweep's hog CPU beside every run, and stops it",
+          "[tools][experiment]") {
+  if (const std::string why = reason_to_skip(); !why.empty()) {
+    WARN("skipped: " << why);
+    SUCCEED("skipped");
+    return;
+  }
+  const std::string base =
+      "title: \"Fake runs beside a hog\"\n"
+      "network:\n"
+      "  - { name: one, file: configs/pipeline.yaml, set: { wall_1: 1.0, wall_n: 0.55, jitter: 0 } }\n"
+      "  - { name: two, file: configs/pipeline.yaml, set: { wall_1: 1.0, wall_n: 0.6, jitter: 0 } }\n"
+      "schedulers: [ws-last]\n"
+      "cpus: [1, N]\n"
+      "figure: { kind: bars, x: network, y: [speedup] }\n";
+  const auto out_dir = scratch_file("experiment-hog");
+  const Driver run = run_driver(write_scratch("hog.yaml", "name: hog\nhog: { cpu: 0 }\n" + base), out_dir, "0.00 0.00 0.00 1/100 1", "");
+  INFO("stdout:\n" << run.out << "\nstderr:\n" << run.err);
+  REQUIRE(run.status == 0);
+  // Each of the 12 runs (2 networks, 1 and 2 CPUs, 3 times) saw the hog, pinned to CPU 0.
+  const auto runs = split(read_text(out_dir / "hog" / "runs.jsonl"), '\n');
+  REQUIRE(runs.size() == 12);
+  for (const auto& line : runs) CHECK(contains(line, R"("scheduler_stats": {"hog_seen": 1, "hog_cpus": 0})"));
+  CHECK(contains(read_text(out_dir / "hog" / "meta.json"), R"("hog_cpu": 0)"));
+  // None is left behind.
+  CHECK(std::system("pgrep -f 'kpn-experiment-[h]og' >/dev/null") != 0);  // [h]: not this shell itself
+
+  const Driver bad =
+      run_driver(write_scratch("bad-hog.yaml", "name: bad-hog\nhog: { cpu: -1 }\n" + base), scratch_file("experiment-bad-hog"),
+                 "0.00 0.00 0.00 1/100 1", "");
+  CHECK(bad.status != 0);
+  CHECK(contains(bad.err, "'hog' must be {cpu: C} with C a CPU number"));
+}

@@ -10,13 +10,32 @@ It takes the options the driver passes and runs nothing:
 
 A run writes a report whose wall_s is W1 on 1 CPU and WN on more, times 1 + J * k for the k-th run (from 0)
 of the same CPU count and --set pairs: the count is kept in the directory KPN_FAKE_STATE names (required
-for runs). The other --set pairs and options are ignored.
+for runs). The other --set pairs and options are ignored. While the driver's hog (a sweep's `hog: {cpu: C}`)
+runs, the report's scheduler_stats say so: {"hog_seen": 1, "hog_cpus": C}.
 """
 
 import json
 import os
 import sys
 from pathlib import Path
+
+
+def find_hog():
+    """The CPUs a running hog of tools/experiment.py (its command line holds kpn-experiment-hog) may use, as
+    one number when it is a single CPU, or None when there is no hog."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if b"kpn-experiment-hog" not in (entry / "cmdline").read_bytes():
+                continue
+            for line in (entry / "status").read_text().splitlines():
+                if line.startswith("Cpus_allowed_list:"):
+                    allowed = line.split(":", 1)[1].strip()
+                    return int(allowed) if allowed.isdigit() else -1
+        except OSError:
+            continue
+    return None
 
 
 def main(argv):
@@ -52,8 +71,11 @@ def main(argv):
     k = int(counter.read_text()) if counter.exists() else 0
     counter.write_text(str(k + 1))
     wall = float(sets["wall_1"] if cpus == 1 else sets["wall_n"]) * (1 + float(sets["jitter"]) * k)
-    stats.write_text(json.dumps({"status": "ok", "wall_s": wall, "steal_attempts_per_s": 0.0,
-                                 "messages": 100, "context_switches": 200}))
+    report = {"status": "ok", "wall_s": wall, "steal_attempts_per_s": 0.0, "messages": 100, "context_switches": 200}
+    hog_cpus = find_hog()
+    if hog_cpus is not None:  # the driver's `hog` runs beside this run: say where it is pinned
+        report["scheduler_stats"] = {"hog_seen": 1, "hog_cpus": hog_cpus}
+    stats.write_text(json.dumps(report))
     return 0
 
 
