@@ -51,6 +51,7 @@ void GraphPartitionScheduler::on_network(const ProcessGraph& network) {
   initial_homes_ = r.part;
   stats_.initial_ms = ms_between(begin, steady_ns());
   if (r.metis_rejected) ++stats_.metis_rejected;
+  if (r.metis_skipped) ++stats_.metis_skipped;
   log().debug("gp: initial partition of {} processes and {} channels over {} workers by {}: imbalance {:.3f}, cut {}",
               network.vertices.size(), network.edges.size(), n, partition::to_string(r.method), r.imbalance, r.cut);
 }
@@ -150,6 +151,7 @@ void GraphPartitionScheduler::repartition(std::int64_t begin) {
     const partition::Graph pg = to_partition_graph(g, n, true);
     const partition::Result r = partition::partition_graph(pg, n, tuning_.tolerance);
     if (r.metis_rejected) ++stats_.metis_rejected;
+    if (r.metis_skipped) ++stats_.metis_skipped;
     std::vector<int> current(g.vertices.size());
     for (std::size_t v = 0; v < g.vertices.size(); ++v) {
       // A process not placed yet (created while the run stops) has no home: count it where home_of would.
@@ -201,7 +203,8 @@ std::vector<std::pair<std::string, double>> GraphPartitionScheduler::stats() con
           {"partition_ms_total", stats_.partition_ms_total},
           {"partition_ms_max", stats_.partition_ms_max},
           {"registry_hold_us_max", stats_.registry_hold_us_max},
-          {"metis_rejected", static_cast<double>(stats_.metis_rejected)}};
+          {"metis_rejected", static_cast<double>(stats_.metis_rejected)},
+          {"metis_skipped", static_cast<double>(stats_.metis_skipped)}};
 }
 
 }  // namespace kpn

@@ -97,6 +97,7 @@ class KPN_EXPORT GraphPartitionScheduler final : public Scheduler {
     double partition_ms_max = 0;
     double registry_hold_us_max = 0; // the longest the repartitioner held the registry lock to apply homes
     std::uint64_t metis_rejected = 0;  // METIS partitions replaced by a better balanced greedy one
+    std::uint64_t metis_skipped = 0;   // partitions made without METIS: one process outweighed a share
   };
 
   void set_home(Process& p, int home) noexcept;

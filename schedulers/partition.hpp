@@ -41,6 +41,7 @@ struct Result {
   double imbalance = 1.0;   // heaviest part / average part (1.0 is perfect)
   std::uint64_t cut = 0;    // total weight of edges between parts
   bool metis_rejected = false;  // METIS ran but its partition was not balanced enough
+  bool metis_skipped = false;   // METIS was not asked: one vertex outweighs a part's share (partition.cpp)
 };
 
 // Partitions `g` into `nparts` (>= 1) parts. `tolerance` is the allowed excess of the heaviest part over

@@ -167,6 +167,20 @@ TEST_CASE("a tiny graph METIS leaves unbalanced gets a greedy placement instead"
   REQUIRE(r.imbalance <= kpn::partition::best_imbalance(g, 4) * 1.10);
 }
 
+TEST_CASE("a vertex heavier than a part's share is placed without METIS and alone", "[schedulers][gp]") {
+  // METIS 5.1 prints "Cannot bisect a graph with 0 vertices" to stdout for such graphs (partition.cpp).
+  for (int nparts : {2, 4, 7, 16}) {
+    Graph g = chain(40);
+    g.vertex_weight[0] = 100000;
+    const auto r = partition_graph(g, nparts, 0.10);
+    CAPTURE(nparts, kpn::partition::to_string(r.method));
+    require_valid(r.part, 40, nparts);
+    REQUIRE(r.metis_skipped);
+    REQUIRE(r.method != Method::Metis);
+    REQUIRE(std::count(r.part.begin(), r.part.end(), r.part[0]) == 1);
+  }
+}
+
 TEST_CASE("the best-balance bound counts whole vertices", "[schedulers][gp]") {
   Graph g;
   g.vertex_weight.assign(10, 1000);
