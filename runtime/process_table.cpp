@@ -33,15 +33,19 @@ void ProcessTable::for_each(const std::function<void(Process&)>& visit) {
 
 std::vector<ProcessReport> ProcessTable::finished_reports(double ticks_per_s) const {
   std::vector<ProcessReport> out;
-  {
-    std::lock_guard g(mutex_);
-    out.reserve(finished_.size());
-    for (const auto& f : finished_) {
-      out.push_back(ProcessReport{f.id, f.name, static_cast<double>(f.cpu_ticks) / ticks_per_s, f.switches,
-                                  f.last_worker, f.home_worker});
-    }
+  std::lock_guard g(mutex_);
+  // Sorted by id through (id, index) keys: 16 bytes a swap instead of a report with its name (the sort of
+  // the reports themselves was a quarter of a 200,000-process run's time).
+  std::vector<std::pair<std::uint64_t, std::size_t>> order;
+  order.reserve(finished_.size());
+  for (std::size_t i = 0; i < finished_.size(); ++i) order.emplace_back(finished_[i].id, i);
+  std::sort(order.begin(), order.end());
+  out.reserve(finished_.size());
+  for (const auto& [id, i] : order) {
+    const Finished& f = finished_[i];
+    out.push_back(ProcessReport{f.id, f.name, static_cast<double>(f.cpu_ticks) / ticks_per_s, f.switches,
+                                f.last_worker, f.home_worker});
   }
-  std::sort(out.begin(), out.end(), [](const ProcessReport& a, const ProcessReport& b) { return a.id < b.id; });
   return out;
 }
 

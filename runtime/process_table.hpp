@@ -7,6 +7,7 @@
 // every holder keeps it for a short walk at most and takes no other lock inside it.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -42,7 +43,9 @@ class ProcessTable {
   };
   mutable std::mutex mutex_;  // guards everything below
   Process* head_ = nullptr;
-  std::vector<Finished> finished_;
+  // A deque: retiring appends in place, where a vector's growth moved every record so far while the lock
+  // was held (a run of 200,000 short processes copies 6 MiB of records that way).
+  std::deque<Finished> finished_;
 };
 
 }  // namespace kpn

@@ -4,6 +4,7 @@ spreads over both: for each round and each benchmark, runs A then B (or B then A
 --reps N, and reports per benchmark and metric the median over rounds of each build's median, and B/A.
 
 Usage: scripts/bench_compare.py BEFORE_BIN AFTER_BIN [--rounds 3] [--reps 5] [--only NAME ...] [--chrt]
+                                [--before-scheduler POLICY] [--after-scheduler POLICY]
 Example: sudo scripts/bench_compare.py /tmp/before/bin/kpn-bench build-bench/bin/kpn-bench --chrt
 """
 import argparse
@@ -15,8 +16,10 @@ import sys
 DEFAULT = ["yield", "pingpong-1cpu", "pingpong-2cpu", "pingpong-2cpu-apart", "spawn", "chain-1cpu", "chain-2cpu"]
 
 
-def run(binary, name, reps, chrt):
+def run(binary, name, reps, chrt, scheduler):
     cmd = ([("chrt"), "-f", "10"] if chrt else []) + [binary, "--only", name, "--reps", str(reps), "--json"]
+    if scheduler:
+        cmd += ["--scheduler", scheduler]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
@@ -29,15 +32,17 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--only", nargs="*", default=DEFAULT)
     ap.add_argument("--chrt", action="store_true", help="run each benchmark under chrt -f 10 (root)")
+    ap.add_argument("--before-scheduler", help="policy for the first build (default: its own default)")
+    ap.add_argument("--after-scheduler", help="policy for the second build (default: its own default)")
     args = ap.parse_args()
     results = {}  # (bench, metric) -> {"A": [medians], "B": [...], "unit": ...}
     for r in range(args.rounds):
         for name in args.only:
-            order = [("A", args.before), ("B", args.after)]
+            order = [("A", args.before, args.before_scheduler), ("B", args.after, args.after_scheduler)]
             if r % 2:
                 order.reverse()
-            for label, binary in order:
-                for rec in run(binary, name, args.reps, args.chrt):
+            for label, binary, scheduler in order:
+                for rec in run(binary, name, args.reps, args.chrt, scheduler):
                     for metric, m in rec["metrics"].items():
                         slot = results.setdefault((rec["bench"], metric), {"A": [], "B": [], "unit": m["unit"]})
                         slot[label].append(m["median"])
