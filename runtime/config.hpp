@@ -24,6 +24,11 @@ inline constexpr std::size_t kMaxStackSize = 1024ull * 1024 * 1024;
 // page (and warns once) instead of making mmap fail for the whole program.
 inline constexpr std::size_t kReservedMappings = 8192;
 
+// Where the kernel installs guard pages by madvise (stack_pool.hpp), stacks of one size are carved from
+// slabs that double from the first count to the largest: one mapping per slab.
+inline constexpr std::size_t kFirstGuardedSlabStacks = 16;
+inline constexpr std::size_t kMaxGuardedSlabStacks = 1024;
+
 // Stacks without a guard page are carved from slabs of this many stacks: one mapping per slab.
 inline constexpr std::size_t kUnguardedSlabStacks = 64;
 

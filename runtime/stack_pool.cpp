@@ -2,8 +2,10 @@
 
 #include "runtime/asan.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <new>
+#include <optional>
 #include <string>
 
 #if defined(KPN_ASAN)
@@ -20,6 +22,13 @@
 
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
+
+// Linux 6.13's lightweight guard pages: the range faults on access like a PROT_NONE page, but inside an
+// existing mapping, so a guard costs neither a mapping of its own nor a split of the stack's. Older
+// kernels (and headers) do not know it: madvise then fails with EINVAL and the pool guards by mprotect.
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102
+#endif
 
 namespace kpn {
 namespace {
@@ -44,9 +53,21 @@ std::size_t count_current_mappings() {
   return n;
 }
 
+// Whether this kernel installs guard pages by madvise: tried once on a scratch mapping.
+bool kernel_has_guard_madvise() noexcept {
+  const std::size_t page = page_size();
+  void* base = ::mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) return false;
+  const bool ok = ::madvise(base, page, MADV_GUARD_INSTALL) == 0;
+  ::munmap(base, 2 * page);
+  return ok;
+}
+
 }  // namespace
 
 StackPool::StackPool(unsigned workers) : caches_(workers) {
+  static const bool guard_madvise = kernel_has_guard_madvise();
+  guard_madvise_ = guard_madvise;
   const std::size_t max = read_max_map_count();
   const std::size_t used = count_current_mappings() + config::kReservedMappings;
   guard_budget_ = max > used ? (max - used) / 2 : 0;
@@ -95,6 +116,9 @@ bool StackPool::take_shared(std::size_t size, boost::context::stack_context& out
 // Called with mutex_ held.
 boost::context::stack_context StackPool::map_new(std::size_t size) {
   const std::size_t page = page_size();
+  if (guard_madvise_) {
+    if (auto sc = map_guarded_slab(size)) return *sc;
+  }
   if (guarded_ < guard_budget_) {
     const std::size_t length = size + page;
     void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -139,6 +163,44 @@ boost::context::stack_context StackPool::map_new(std::size_t size) {
   return sc;
 }
 
+// Called with mutex_ held. A slab of stacks with a guard page below each, in one mapping, the guards
+// installed by madvise; the first stack is returned and the rest go to the shared free list. Slabs double
+// from config::kFirstGuardedSlabStacks up to kMaxGuardedSlabStacks stacks of one size, so a run of a few
+// processes maps little and a run of 100,000 maps about a hundred slabs (a stack's pages are touched
+// only when a process uses them: MAP_NORESERVE, no commitment). Empty when the kernel refuses (the caller
+// then falls back to a mapping per stack).
+std::optional<boost::context::stack_context> StackPool::map_guarded_slab(std::size_t size) {
+  const std::size_t page = page_size();
+  std::size_t& next = slab_stacks_[size];
+  if (next == 0) next = config::kFirstGuardedSlabStacks;
+  const std::size_t count = next;
+  const std::size_t stride = size + page;
+  const std::size_t length = stride * count;
+  void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) return std::nullopt;
+  char* const bytes = static_cast<char*>(base);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (::madvise(bytes + stride * i, page, MADV_GUARD_INSTALL) != 0) {
+      ::munmap(base, length);
+      guard_madvise_ = false;
+      return std::nullopt;
+    }
+  }
+  mappings_.push_back({base, length});
+  guarded_ += count;
+  next = std::min(count * 2, config::kMaxGuardedSlabStacks);
+  for (std::size_t i = count; i-- > 1;) {
+    boost::context::stack_context sc;
+    sc.size = size;
+    sc.sp = bytes + stride * (i + 1);  // the top: stacks grow down towards their guard page
+    shared_free_.push_back(sc);
+  }
+  boost::context::stack_context sc;
+  sc.size = size;
+  sc.sp = bytes + stride;
+  return sc;
+}
+
 void StackPool::deallocate(const boost::context::stack_context& sc, int worker) noexcept {
   try {
     if (worker >= 0 && static_cast<std::size_t>(worker) < caches_.size()) {
@@ -158,6 +220,16 @@ void StackPool::deallocate(const boost::context::stack_context& sc, int worker) 
 std::size_t StackPool::guarded_stacks() const {
   std::lock_guard g(mutex_);
   return guarded_;
+}
+
+bool StackPool::guards_by_madvise() const {
+  std::lock_guard g(mutex_);
+  return guard_madvise_;
+}
+
+std::size_t StackPool::mappings() const {
+  std::lock_guard g(mutex_);
+  return mappings_.size();
 }
 
 namespace {

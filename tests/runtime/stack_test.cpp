@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstddef>
 #include <stdexcept>
+#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -189,4 +190,28 @@ TEST_CASE("a guarded stack faults on the byte below it and not on its lowest usa
   REQUIRE(WIFSIGNALED(faulted));
   REQUIRE(WTERMSIG(faulted) == SIGSEGV);
   pool.deallocate(sc, 0);
+}
+
+TEST_CASE("where the kernel installs guards by madvise, every stack of a slab faults below its lowest byte",
+          "[runtime]") {
+  kpn::StackPool pool(1);
+  if (!pool.guards_by_madvise()) {
+    WARN("this kernel has no MADV_GUARD_INSTALL (Linux 6.13+); stacks are guarded one mapping each");
+    return;
+  }
+  std::vector<boost::context::stack_context> stacks;
+  for (int i = 0; i < 40; ++i) stacks.push_back(pool.allocate(64 * kKiB, 0));
+  // 40 stacks from slabs of 16 and 32: two mappings, not 40.
+  REQUIRE(pool.mappings() == 2);
+  REQUIRE(pool.guarded_stacks() >= 40);
+  for (const std::size_t i : {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{39}}) {
+    auto* top = static_cast<volatile char*>(stacks[i].sp);
+    const int ok = status_of_child_writing(top - stacks[i].size);
+    REQUIRE(WIFEXITED(ok));
+    REQUIRE(WEXITSTATUS(ok) == 0);
+    const int faulted = status_of_child_writing(top - stacks[i].size - 1);
+    REQUIRE(WIFSIGNALED(faulted));
+    REQUIRE(WTERMSIG(faulted) == SIGSEGV);
+  }
+  for (const auto& sc : stacks) pool.deallocate(sc, 0);
 }
