@@ -12,23 +12,27 @@ namespace ctx = boost::context;
 
 Process::Process(RunShared& run, StopState& stop, StackPool& stacks, ProcessId id, std::string name,
                  UniqueFunction<void()> body, ProcessOptions options)
-    : run_(run), stop_(stop), id_(id), name_(std::move(name)), options_(options), body_(std::move(body)) {
+    : run_(run), stop_(stop), stacks_(stacks), id_(id), name_(std::move(name)), options_(options),
+      body_(std::move(body)) {}
+
+void Process::create_context() {
 #if defined(KPN_TSAN)
   // Creating a fiber jumps onto its stack and back; tell TSan so the creator's shadow stack stays balanced.
   void* creator = KPN_TSAN_CURRENT_FIBER();
-  tsan_fiber_ = KPN_TSAN_CREATE_FIBER();
+  if (tsan_fiber_ == nullptr) tsan_fiber_ = KPN_TSAN_CREATE_FIBER();  // kept from a try that could not map
   KPN_TSAN_SWITCH_TO(tsan_fiber_);
+  struct BackToCreator {
+    void* creator;
+    ~BackToCreator() { KPN_TSAN_SWITCH_TO(creator); }
+  } back{creator};
 #endif
-  context_ = ctx::fiber(std::allocator_arg, PooledStack(stacks, options.stack_size, &stack_),
+  context_ = ctx::fiber(std::allocator_arg, PooledStack(stacks_, options_.stack_size, &stack_),
                         [this](ctx::fiber&& worker) { return entry(std::move(worker)); });
-#if defined(KPN_TSAN)
-  KPN_TSAN_SWITCH_TO(creator);
-#endif
 }
 
 Process::~Process() {
 #if defined(KPN_TSAN)
-  KPN_TSAN_DESTROY_FIBER(tsan_fiber_);
+  if (tsan_fiber_ != nullptr) KPN_TSAN_DESTROY_FIBER(tsan_fiber_);
 #endif
 }
 

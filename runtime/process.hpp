@@ -23,6 +23,12 @@
 // Consequently exactly one party owns a process at any time, and a process never runs on two workers at
 // once (debug builds assert it with `on_cpu_`).
 //
+// The stack is taken when the process first runs, not when it is spawned (create_context, called by the
+// worker that took it from the policy): a process that has not started holds no stack, so a network of
+// 100,000 processes that run one after another needs a handful of stacks, reused from the pool, instead of
+// 100,000 mapped and touched ones. A process unwound before it ever ran (the network stopped) gets no
+// stack at all: its body is destroyed by the teardown thread (WorkerThread::discard_unstarted).
+//
 // Policies (schedulers/) see only the public part: identity, options, where it last ran, its CPU time,
 // and policy_data<T>(), a slot of kPolicySlotBytes that belongs to the policy alone (Boost.Fiber's
 // algorithm_with_properties, without an allocation per process).
@@ -93,7 +99,8 @@ class KPN_EXPORT Process {
     return *std::launder(reinterpret_cast<T*>(policy_slot_));
   }
 
-  // The stack (top and usable size), for the stack-overflow report. Set at creation.
+  // The stack (top and usable size), for the stack-overflow report. Set when the process first runs
+  // (empty before).
   const boost::context::stack_context& stack() const noexcept { return stack_; }
 
   // What the process waits for while BLOCKED (stale otherwise), for deadlock detection. Written by the
@@ -145,6 +152,11 @@ class KPN_EXPORT Process {
 #endif
   }
   void check_transition(ProcessState from, ProcessState to) noexcept;
+  // Whether the fiber exists (the process has been switched to once). Read by the worker that owns it.
+  bool started() const noexcept { return static_cast<bool>(context_); }
+  // Maps (or reuses) the stack and creates the fiber, on the worker that is about to run the process
+  // for the first time; throws what the stack pool throws when no stack can be mapped.
+  void create_context();
   // Runs on the process's own stack: the body, exception capture, cleanup.
   boost::context::fiber entry(boost::context::fiber&& worker);
   // Switches from the process's stack back to the worker that resumed it.
@@ -152,6 +164,7 @@ class KPN_EXPORT Process {
 
   RunShared& run_;
   StopState& stop_;
+  StackPool& stacks_;
   const ProcessId id_;
   const std::string name_;
   const ProcessOptions options_;

@@ -21,7 +21,7 @@ WorkerThread::WorkerThread(RunShared& run, int index, int pu)
 void WorkerThread::thread_main(const CpuTopology* topology) {
   const AltSignalStack signal_stack;  // for the stack-overflow report (fault_handler.hpp)
   const StackPool::ThreadBinding stacks(run_.stacks, worker_.index());
-  detail::set_current_worker(&worker_, worker_.index(), &run_);
+  detail::set_current_worker(&worker_, worker_.index(), &run_, &run_.stop);
   if (worker_.pu() >= 0 && topology != nullptr && !topology->pin_current_thread(worker_.pu())) {
     log().warn("worker {}: could not pin to processing unit {}; running unpinned", worker_.index(), worker_.pu());
   }
@@ -48,10 +48,13 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
   }
   if (idle) WorkerCounters::bump(counters.idle_ticks, cycle_clock::now() - last_tick_);
   // Processes still queued stay READY; the runtime unwinds them after every worker has left.
-  detail::set_current_worker(nullptr, -1, nullptr);
+  detail::set_current_worker(nullptr, -1, nullptr, nullptr);
 }
 
 void WorkerThread::run_process(Process& p) {
+  if (!p.started()) [[unlikely]] {
+    if (!start(p)) return;
+  }
 #if defined(KPN_DEBUG_CHECKS)
   const bool was_on_cpu = p.on_cpu_.exchange(true, std::memory_order_acq_rel);
   assert(!was_on_cpu && "a process must never run on two workers at once");
@@ -61,7 +64,7 @@ void WorkerThread::run_process(Process& p) {
   if (worker_.index() >= 0) p.last_worker_ = worker_.index();
   ++p.switches_;
   WorkerCounters::bump(worker_.counters().context_switches);
-  detail::set_current_process(&p);
+  detail::set_current_process(&p, p.id());
 #if defined(KPN_TSAN)
   p.resumer_tsan_fiber_ = KPN_TSAN_CURRENT_FIBER();
   KPN_TSAN_SWITCH_TO(p.tsan_fiber_);
@@ -85,7 +88,7 @@ void WorkerThread::run_process(Process& p) {
   // A process that yields or parks announces the switch itself; an exiting one cannot (process.cpp).
   if (p.reason_ == SwitchReason::Exit) KPN_TSAN_SWITCH_TO(p.resumer_tsan_fiber_);
 #endif
-  detail::set_current_process(nullptr);
+  detail::set_current_process(nullptr, 0);
   p.cpu_ticks_.store(p.cpu_ticks_.load(std::memory_order_relaxed) + ran, std::memory_order_relaxed);
   WorkerCounters::bump(worker_.counters().busy_ticks, ran);
   if (trace != nullptr) [[unlikely]] trace_run(*trace, p, trace_start, static_cast<std::int64_t>(now));
@@ -107,6 +110,37 @@ void WorkerThread::trace_run(TraceBuffer& trace, Process& p, std::int64_t start,
       break;
   }
   trace.add(e);
+}
+
+// The first switch into `p` is about to happen: its stack is taken now (process.hpp). Returns false when
+// `p` was dealt with here instead. A process unwound before it ever ran, while the run stops, needs no
+// stack. When no stack can
+// be mapped, the process fails as if its body had thrown, which stops the network; on a worker it is left
+// READY in the process table and in no queue, and the teardown (Run::unwind_remaining) discards it.
+bool WorkerThread::start(Process& p) {
+  if (!(p.cancel_ && run_.stop.stopping())) {
+    try {
+      p.create_context();
+      return true;
+    } catch (...) {
+      run_.stop.process_failed(p.name(), std::current_exception());
+      if (worker_.index() >= 0) return false;
+    }
+  }
+  discard_unstarted(p);
+  return false;
+}
+
+// Ends a process that never ran, on this thread's stack: only its body's captures (channel endpoints) are
+// left to destroy, and they go as this process, as at the end of Process::entry. Only the teardown calls
+// this (or a worker of a stopping run, see start), so closing an endpoint changes no channel.
+void WorkerThread::discard_unstarted(Process& p) {
+  p.transition(ProcessState::Ready, ProcessState::Running);
+  detail::set_current_process(&p, p.id());
+  p.body_ = nullptr;
+  detail::set_current_process(nullptr, 0);
+  p.reason_ = SwitchReason::Exit;
+  after_switch(p);
 }
 
 // Runs on this worker's stack once `p` has switched out: `p` can no longer be running, so it is now safe

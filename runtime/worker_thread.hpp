@@ -29,6 +29,8 @@ class WorkerThread {
 
  private:
   void after_switch(Process& p);
+  bool start(Process& p);
+  void discard_unstarted(Process& p);
   // Records the run slice of `p` that just ended; `start` and `end` in TraceBuffer::now() ticks.
   void trace_run(TraceBuffer& trace, Process& p, std::int64_t start, std::int64_t end);
 
