@@ -15,7 +15,7 @@ ChannelSnapshot BoundedCore::snapshot_locked() const {
   s.name = name_;
   s.capacity = capacity();
   s.messages = messages();
-  s.cross_worker_messages = cross_worker_messages;
+  s.cross_worker_messages = cross_worker_messages + cross_worker_handoffs.load(std::memory_order_relaxed);
   const WaiterInfo r = waiter_info(reader_waiting);
   const WaiterInfo w = waiter_info(writer_waiting);
   s.reader_waiting = r.id;

@@ -55,6 +55,10 @@ class KPN_EXPORT BoundedCore {
   bool closed = false;                // guarded by lock
   bool reader_gone = false;           // guarded by lock
   std::uint64_t cross_worker_messages = 0;  // guarded by lock; read on another worker than written
+  // Messages handed straight to a parked reader (channel.hpp) that it took on another worker than the
+  // writer's: counted by the reader after its wake-up, without the lock (the reader alone writes it; reports
+  // read it concurrently), hence atomic.
+  std::atomic<std::uint64_t> cross_worker_handoffs{0};
 
  private:
   ChannelSnapshot snapshot_locked() const;

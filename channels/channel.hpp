@@ -27,6 +27,21 @@
 namespace kpn {
 
 // The bounded FIFO channel: at most capacity() messages wait in it (capacity grows only by Parks' rule).
+//
+// Direct hand-off (Go's send to a waiting receiver). A reader that parks in read() leaves the address of a
+// Handoff on its own stack in `handoff_`; a writer that finds the reader parked puts the value there
+// instead of in the buffer, takes the reader out of its slot and readies it, and the reader returns the
+// value without taking the lock again. Rules, all under core_.lock:
+// - `handoff_` is written by the reader each time it parks (its Handoff, or nullptr from the timed read)
+//   and is meaningful only while core_.reader_waiting is set: whoever else takes the reader out of its
+//   slot (close, a timer, the teardown) leaves it behind, and nobody reads it until the reader parks again;
+// - a parked reader means an empty buffer (bounded_core.hpp), so a handed value never overtakes one in the
+//   buffer, and the writer that hands over never parks;
+// - the reader's stack frame outlives the hand-off: the reader is parked (off its stack, its frame
+//   intact) until the writer, having written the value, readies it; the wake-up publishes the value (the
+//   policy's queue, then the switch), as it publishes everything else the waker did.
+// A handed value has left the writer: the reader has consumed it (its read has returned, logically), so
+// it does not count against the capacity; the writer may fill the buffer behind it.
 template <class T>
 class Channel final : public TypedChannel<T> {
  public:
@@ -38,6 +53,7 @@ class Channel final : public TypedChannel<T> {
     for (;;) {
       if (core_.closed) throw ChannelClosed(core_.name());
       if (core_.reader_gone) throw BrokenChannel(core_.name());
+      if (core_.reader_waiting != nullptr && handoff_ != nullptr) return hand_over(std::move(value), wake);
       if (buffer_.size() < core_.capacity()) break;
       park(held, core_.writer_waiting, *this, WaitDirection::Write);
     }
@@ -48,11 +64,16 @@ class Channel final : public TypedChannel<T> {
   }
 
   std::optional<T> read() override {
+    Handoff handed;  // outlives every park below (the rules at the top)
     WakeList wake;
     std::unique_lock held(core_.lock);
     while (buffer_.empty()) {
       if (core_.closed) return std::nullopt;
-      park(held, core_.reader_waiting, *this, WaitDirection::Read);
+      handoff_ = &handed;
+      BusyWaitMutex& lock = *held.release();
+      park(lock, core_.reader_waiting, *this, WaitDirection::Read);  // returns with the lock released
+      if (handed.value) return take_handed(handed);
+      held = std::unique_lock<BusyWaitMutex>(lock);
     }
     std::optional<T> value(buffer_.pop_front());
     if (trail_.on_read(current_worker_index())) ++core_.cross_worker_messages;
@@ -69,6 +90,10 @@ class Channel final : public TypedChannel<T> {
     for (;;) {
       if (core_.closed) throw ChannelClosed(core_.name());
       if (core_.reader_gone) throw BrokenChannel(core_.name());
+      if (core_.reader_waiting != nullptr && handoff_ != nullptr) {
+        hand_over(std::move(value), wake);
+        return WriteStatus::Ok;
+      }
       if (buffer_.size() < core_.capacity()) break;
       if (expired || deadline_ns == detail::kNoWait || deadline_ns <= steady_ns()) return WriteStatus::Timeout;
       expired = park_until(held, core_.writer_waiting, *this, WaitDirection::Write, deadline_ns);
@@ -87,6 +112,7 @@ class Channel final : public TypedChannel<T> {
     while (buffer_.empty()) {
       if (core_.closed) return ReadResult<T>::end_of_stream();
       if (expired || deadline_ns == detail::kNoWait || deadline_ns <= steady_ns()) return ReadResult<T>::timeout_result();
+      handoff_ = nullptr;  // a timed wait takes its value from the buffer (the timer may race the writer)
       expired = park_until(held, core_.reader_waiting, *this, WaitDirection::Read, deadline_ns);
     }
     ReadResult<T> value(buffer_.pop_front());
@@ -110,7 +136,35 @@ class Channel final : public TypedChannel<T> {
   }
 
  private:
+  struct Handoff {
+    std::optional<T> value;
+    int worker = -1;  // the writer's worker, for the cross-worker count
+  };
+
+  // Under core_.lock, with the reader parked in read() (the rules at the top).
+  void hand_over(T&& value, WakeList& wake) {
+    handoff_->value.emplace(std::move(value));
+    handoff_->worker = current_worker_index();
+    handoff_ = nullptr;
+    core_.count_message();
+    wake.take(core_.reader_waiting);
+  }
+
+  // On the reader, after its wake-up, without the lock. Written or read outside the workers does not
+  // count as crossing (as WorkerTrail).
+  std::optional<T> take_handed(Handoff& handed) {
+    const int here = current_worker_index();
+    if (handed.worker >= 0 && here >= 0 && handed.worker != here) {
+      // The channel's one reader is the only writer of the count: a store of its own load, no locked
+      // instruction (snapshots read it concurrently, hence the atomic).
+      core_.cross_worker_handoffs.store(core_.cross_worker_handoffs.load(std::memory_order_relaxed) + 1,
+                                        std::memory_order_relaxed);
+    }
+    return std::move(handed.value);
+  }
+
   BoundedCore core_;
+  Handoff* handoff_ = nullptr;  // guarded by core_.lock; see the rules at the top
   RingBuffer<T> buffer_;  // guarded by core_.lock
   WorkerTrail trail_;     // guarded by core_.lock; one entry per message of buffer_, run-length encoded
 };

@@ -27,7 +27,8 @@ class KPN_EXPORT Network : public NetworkSpec {
     return {Writer<T>(ch), Reader<T>(ch)};
   }
 
-  // A process started with the network. Names are unique within a network.
+  // A process started with the network. Names are unique within a network: Runtime::run refuses a network
+  // with two processes of one name (std::invalid_argument naming it) before anything runs.
   void process(std::string name, UniqueFunction<void()> body, ProcessOptions options = {}) {
     add_process(std::move(name), std::move(body), options);
   }

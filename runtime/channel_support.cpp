@@ -6,25 +6,10 @@
 
 namespace kpn {
 
-ProcessId current_process_id() noexcept {
-  const Process* self = current_process();
-  return self != nullptr ? self->id() : 0;
-}
-
-ProcessId current_process_id_unless_stopping() noexcept {
-  const Process* self = current_process();
-  return self != nullptr && !self->stopping() ? self->id() : 0;
-}
-
 const std::string& current_process_name() noexcept {
   static const std::string none;
   const Process* self = current_process();
   return self != nullptr ? self->name() : none;
-}
-
-bool current_run_stopping() noexcept {
-  const Process* self = current_process();
-  return self != nullptr && self->stopping();
 }
 
 void register_with_current_run(std::shared_ptr<ChannelView> channel) {

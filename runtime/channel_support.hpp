@@ -8,6 +8,7 @@
 #include <string>
 
 #include "runtime/channel_view.hpp"
+#include "runtime/current.hpp"
 #include "runtime/export.hpp"
 #include "runtime/process_id.hpp"
 
@@ -15,16 +16,9 @@ namespace kpn {
 
 class Process;
 
-// The calling process's id, 0 outside a process.
-KPN_EXPORT ProcessId current_process_id() noexcept;
-// The same, but 0 also while the process's run is stopping: an endpoint's fast check fails then, and its
-// slow path unwinds the process (so a process that never blocks still stops at its next channel operation).
-KPN_EXPORT ProcessId current_process_id_unless_stopping() noexcept;
+// current_process_id(), current_process_id_unless_stopping() and current_run_stopping() are in current.hpp.
 // The calling process's name; "" outside a process.
 KPN_EXPORT const std::string& current_process_name() noexcept;
-// True when called from a process whose run is stopping (endpoints destroyed then are unwinding, not
-// ending their streams).
-KPN_EXPORT bool current_run_stopping() noexcept;
 // Lists `channel` in the report of the run the calling process belongs to (no-op outside a process).
 KPN_EXPORT void register_with_current_run(std::shared_ptr<ChannelView> channel);
 

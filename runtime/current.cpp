@@ -1,5 +1,6 @@
 #include "runtime/current.hpp"
 
+#include "runtime/stop_state.hpp"
 #include "runtime/worker.hpp"
 
 namespace kpn {
@@ -9,7 +10,17 @@ namespace {
 [[gnu::tls_model("initial-exec")]] thread_local int t_worker_index = -1;
 [[gnu::tls_model("initial-exec")]] thread_local RunShared* t_run = nullptr;
 [[gnu::tls_model("initial-exec")]] thread_local Process* t_process = nullptr;
+[[gnu::tls_model("initial-exec")]] thread_local ProcessId t_process_id = 0;
+[[gnu::tls_model("initial-exec")]] thread_local const StopState* t_stop = nullptr;
 }  // namespace
+
+ProcessId current_process_id() noexcept { return t_process_id; }
+// t_stop is set whenever t_process_id is (a process runs only on a worker or the teardown helper).
+ProcessId current_process_id_unless_stopping() noexcept {
+  const ProcessId id = t_process_id;
+  return id != 0 && !t_stop->stopping() ? id : 0;
+}
+bool current_run_stopping() noexcept { return t_process_id != 0 && t_stop->stopping(); }
 
 Worker* current_worker() noexcept { return t_worker; }
 Process* current_process() noexcept { return t_process; }
@@ -18,12 +29,16 @@ RunShared* current_run() noexcept { return t_run; }
 TraceBuffer* current_trace_buffer() noexcept { return t_worker != nullptr ? t_worker->trace() : nullptr; }
 
 namespace detail {
-void set_current_worker(Worker* w, int index, RunShared* run) noexcept {
+void set_current_worker(Worker* w, int index, RunShared* run, const StopState* stop) noexcept {
   t_worker = w;
   t_worker_index = w != nullptr ? index : -1;
   t_run = w != nullptr ? run : nullptr;
+  t_stop = w != nullptr ? stop : nullptr;
 }
-void set_current_process(Process* p) noexcept { t_process = p; }
+void set_current_process(Process* p, ProcessId id) noexcept {
+  t_process = p;
+  t_process_id = p != nullptr ? id : 0;
+}
 }  // namespace detail
 
 }  // namespace kpn

@@ -11,6 +11,7 @@ namespace kpn {
 
 class Process;
 class Worker;
+class StopState;
 struct RunShared;
 
 // The worker this kernel thread runs, or nullptr outside the runtime.
@@ -21,15 +22,24 @@ struct RunShared;
 [[gnu::noinline]] KPN_EXPORT int current_worker_index() noexcept;
 // The run whose worker this kernel thread is, or nullptr.
 [[gnu::noinline]] RunShared* current_run() noexcept;
+// The running process's id, 0 outside a process; and the same but 0 also while its run is stopping: an
+// endpoint's fast check fails then, and its slow path unwinds the process (so a process that never blocks
+// still stops at its next channel operation). One call and two thread-locals, no look into the process.
+[[gnu::noinline]] KPN_EXPORT ProcessId current_process_id() noexcept;
+[[gnu::noinline]] KPN_EXPORT ProcessId current_process_id_unless_stopping() noexcept;
+// True when called from a process whose run is stopping.
+[[gnu::noinline]] KPN_EXPORT bool current_run_stopping() noexcept;
 
 class TraceBuffer;
 // The trace buffer of the worker this kernel thread runs, or nullptr (not a worker, or the run is not traced).
 [[gnu::noinline]] KPN_EXPORT TraceBuffer* current_trace_buffer() noexcept;
 
 namespace detail {
-// `index` is the worker's index among its run's workers, -1 for the teardown helper.
-void set_current_worker(Worker* w, int index, RunShared* run) noexcept;
-void set_current_process(Process* p) noexcept;
+// `index` is the worker's index among its run's workers, -1 for the teardown helper; `stop` is the run's
+// stop state (constant for a worker thread's whole loop).
+void set_current_worker(Worker* w, int index, RunShared* run, const StopState* stop) noexcept;
+// `id` is p's id (0 with a null p).
+void set_current_process(Process* p, ProcessId id) noexcept;
 }  // namespace detail
 
 }  // namespace kpn

@@ -1,6 +1,8 @@
 #include "runtime/network_spec.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -21,7 +23,6 @@ void NetworkSpec::add_process(std::string name, UniqueFunction<void()> body, Pro
   if (taken_) throw std::logic_error("cannot add a process to a network that has already run");
   if (!body) throw std::invalid_argument(fmt::format("process '{}' has no body", name));
   validate(name, options);
-  if (!names_.insert(name).second) throw std::invalid_argument(fmt::format("duplicate process name '{}'", name));
   processes_.push_back(ProcessSpec{std::move(name), std::move(body), options});
 }
 
@@ -29,8 +30,14 @@ void NetworkSpec::add_channel(std::shared_ptr<ChannelView> channel) { channels_.
 
 std::vector<ProcessSpec> NetworkSpec::take_processes() {
   if (taken_) throw std::logic_error("this network has already run; build a new one to run again");
+  std::vector<std::string_view> names;
+  names.reserve(processes_.size());
+  for (const auto& p : processes_) names.emplace_back(p.name);
+  std::sort(names.begin(), names.end());
+  if (auto twin = std::adjacent_find(names.begin(), names.end()); twin != names.end()) {
+    throw std::invalid_argument(fmt::format("duplicate process name '{}'", *twin));
+  }
   taken_ = true;
-  names_.clear();
   return std::move(processes_);
 }
 

@@ -44,7 +44,7 @@ RunReport Run::execute(NetworkSpec& network) {
 
   Scheduler& scheduler = shared_.scheduler;
   scheduler.start(*this);
-  scheduler.on_network(initial_graph(specs));
+  scheduler.on_network(scheduler.wants_network() ? initial_graph(specs) : ProcessGraph{});
 
   const auto wall_start = std::chrono::steady_clock::now();
   const std::uint64_t tick_start = cycle_clock::now();
@@ -170,14 +170,14 @@ void Run::unwind_remaining() {
   const AltSignalStack signal_stack;
   const StackPool::ThreadBinding stacks(shared_.stacks, -1);
   WorkerThread teardown(shared_, -1, -1);
-  detail::set_current_worker(&teardown.worker(), -1, &shared_);
+  detail::set_current_worker(&teardown.worker(), -1, &shared_, &shared_.stop);
   while (Process* p = shared_.table.any()) {
     // Owned by nobody now: every worker has left, so a queued or blocked process is the runtime's again.
     p->cancel_ = true;
     p->state_.store(ProcessState::Ready, std::memory_order_relaxed);
     teardown.run_process(*p);
   }
-  detail::set_current_worker(nullptr, -1, nullptr);
+  detail::set_current_worker(nullptr, -1, nullptr, nullptr);
 }
 
 }  // namespace kpn

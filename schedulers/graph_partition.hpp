@@ -62,6 +62,7 @@ class KPN_EXPORT GraphPartitionScheduler final : public Scheduler {
   std::string_view name() const noexcept override { return tuning_.repartition ? "gp" : "gp-static"; }
   void start(SchedulerContext& context) override;
   void on_network(const ProcessGraph& network) override;
+  bool wants_network() const noexcept override { return true; }
   void on_spawn(Process& p, Worker* spawner) override;
   void on_unblock(Process& p, Worker* waker) override;
   void on_yield(Process& p, Worker& w) override;

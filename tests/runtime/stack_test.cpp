@@ -2,10 +2,13 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdio>
 #include <cstddef>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -214,4 +217,56 @@ TEST_CASE("where the kernel installs guards by madvise, every stack of a slab fa
     REQUIRE(WTERMSIG(faulted) == SIGSEGV);
   }
   for (const auto& sc : stacks) pool.deallocate(sc, 0);
+}
+
+TEST_CASE("a process whose stack cannot be mapped fails the run naming it, and its neighbours are unwound",
+          "[runtime]") {
+  if (kpn::test::kSanitized) {
+    SUCCEED("sanitizers reserve terabytes of address space; an address-space limit cannot be set under them");
+    return;
+  }
+  // In a child: an address-space limit a little above what the program uses now, so the 1 GiB stack that
+  // the third process asks for when it first runs cannot be mapped (stacks are taken at the first run).
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::signal(SIGSEGV, SIG_DFL);
+    rlimit limit{};
+    ::getrlimit(RLIMIT_AS, &limit);
+    std::size_t in_use = 0;
+    {
+      std::FILE* f = std::fopen("/proc/self/statm", "r");
+      unsigned long pages = 0;
+      if (f == nullptr || std::fscanf(f, "%lu", &pages) != 1) ::_exit(10);
+      std::fclose(f);
+      in_use = pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    }
+    limit.rlim_cur = in_use + 512 * kMiB;
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(11);
+    int code = 12;
+    try {
+      kpn::Network net;
+      auto [tx, rx] = net.channel<int>(1);
+      net.process("writer", [tx = std::move(tx)]() mutable {
+        for (int i = 0;; ++i) tx.write(i);
+      });
+      net.process("reader", [rx = std::move(rx)]() mutable {
+        while (rx.read()) {}
+      });
+      net.process("huge", [] { use_stack<4 * kKiB>(); }, kpn::ProcessOptions{.stack_size = 1024 * kMiB});
+      kpn::Runtime({.cpus = 2}).run(net);
+      code = 13;
+    } catch (const kpn::ProcessFailed& e) {
+      code = e.process() == "huge" && std::string(e.what()).find("could not map") != std::string::npos ? 0 : 14;
+      if (code != 0) std::fprintf(stderr, "unexpected failure: %s (%s)\n", e.what(), e.process().c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "unexpected error: %s\n", e.what());
+      code = 15;
+    }
+    ::_exit(code);
+  }
+  REQUIRE(pid > 0);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
 }
