@@ -49,7 +49,8 @@ std::string RunReport::to_json(bool details, const std::vector<std::pair<std::st
                    context_switches, steal_attempts, steals, steal_attempts_per_s);
   s += fmt::format("\"deadlocks_resolved\":{},\"cross_worker_messages\":{},\"cross_worker_share\":{:.6g},",
                    deadlocks_resolved, cross_worker_messages, cross_worker_share);
-  s += fmt::format("\"blocking_calls\":{},\"blocking_threads\":{},", blocking_calls, blocking_threads);
+  s += fmt::format("\"blocking_calls\":{},\"blocking_threads\":{},\"stacks_mapped\":{},", blocking_calls,
+                   blocking_threads, stacks_mapped);
   if (!trace_file.empty()) {
     s += fmt::format("\"trace\":{{\"file\":{},\"events\":{},\"dropped_events\":{},\"error\":{}}},", json_string(trace_file),
                      trace_events, trace_dropped, trace_error.empty() ? "null" : json_string(trace_error));

@@ -61,6 +61,10 @@ struct KPN_EXPORT RunReport {
   double cross_worker_share = 0;           // cross_worker_messages / messages (0 without messages)
   std::uint64_t blocking_calls = 0;        // kpn::blocking calls run on the pool
   unsigned blocking_threads = 0;           // pool threads started for them (0 if none was made)
+  // Process stacks this run had to map; the others came from the Runtime's pool, kept from earlier runs
+  // (a process takes its stack when it first runs, so this is at most the processes that ran at once,
+  // rounded up to the pool's slabs).
+  std::uint64_t stacks_mapped = 0;
   std::vector<std::pair<std::string, double>> scheduler_stats;  // the policy's own figures (Scheduler::stats)
   TopologyReport topology;
   std::vector<WorkerReport> workers;

@@ -16,9 +16,9 @@
 
 namespace kpn {
 
-Run::Run(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, TopologyReport placement,
-         std::size_t max_capacity, unsigned scan_ms, const TraceSettings* trace)
-    : shared_(scheduler, static_cast<unsigned>(pus.size())),
+Run::Run(Scheduler& scheduler, StackPool& stacks, std::vector<int> pus, const CpuTopology* topology,
+         TopologyReport placement, std::size_t max_capacity, unsigned scan_ms, const TraceSettings* trace)
+    : shared_(scheduler, stacks, static_cast<unsigned>(pus.size())),
       monitor_(shared_, max_capacity, scan_ms),
       topology_(topology),
       placement_(std::move(placement)),
@@ -46,6 +46,7 @@ RunReport Run::execute(NetworkSpec& network) {
   scheduler.start(*this);
   scheduler.on_network(scheduler.wants_network() ? initial_graph(specs) : ProcessGraph{});
 
+  const std::size_t stacks_before = shared_.stacks.stacks_mapped();
   const auto wall_start = std::chrono::steady_clock::now();
   const std::uint64_t tick_start = cycle_clock::now();
   if (trace_) trace_run_.start = trace_->now();
@@ -73,7 +74,9 @@ RunReport Run::execute(NetworkSpec& network) {
   // stacks: the calls cannot be interrupted, so wait for them to return before unwinding (blocking_call.hpp).
   shared_.blocking.wait_idle();
   unwind_remaining();
+  shared_.stacks.return_cached_stacks();  // every worker has left: their caches go to the next run
   RunReport report = build_report(shared_, workers_, wall_s, ticks, monitor_.resolved());
+  report.stacks_mapped = shared_.stacks.stacks_mapped() - stacks_before;
   report.topology = placement_;
   std::unique_ptr<RunError> failure = shared_.stop.take_failure();
   if (trace_) finish_trace(report, failure.get());

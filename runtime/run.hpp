@@ -31,7 +31,7 @@ class Run final : public SchedulerContext {
   // pus[i] is the processing unit worker i is pinned to, or -1 for no pinning; `placement` goes into the
   // report as it is. max_capacity and scan_ms: see deadlock_monitor.hpp. trace: where and how to record an
   // execution trace, or nullptr for none.
-  Run(Scheduler& scheduler, std::vector<int> pus, const CpuTopology* topology, TopologyReport placement,
+  Run(Scheduler& scheduler, StackPool& stacks, std::vector<int> pus, const CpuTopology* topology, TopologyReport placement,
       std::size_t max_capacity, unsigned scan_ms, const TraceSettings* trace = nullptr);
   ~Run();
   Run(const Run&) = delete;

@@ -1,6 +1,6 @@
 #pragma once
 // What every process and worker of one run shares (Tokio's `Shared`): the policy, the stop state, the
-// stacks, the process table, the channels and the quiescence counts. Each part guards itself (see its
+// stacks (the Runtime's pool, lent to the run), the process table, the channels and the quiescence counts. Each part guards itself (see its
 // header); this struct only puts them side by side and adds the two operations that touch several:
 // creating a process and retiring one. The run (run.hpp) owns it and the worker threads.
 
@@ -29,7 +29,7 @@ class TraceRecorder;
 class Worker;
 
 struct RunShared {
-  RunShared(Scheduler& policy, unsigned workers) : scheduler(policy), stacks(workers), idle(workers) {
+  RunShared(Scheduler& policy, StackPool& pool, unsigned workers) : scheduler(policy), stacks(pool), idle(workers) {
     idle.watch_timers(&timers.earliest_word());
     stop.on_stop([](void* idle_workers) noexcept { static_cast<IdleWorkers*>(idle_workers)->wake_all(); }, &idle);
   }
@@ -45,7 +45,7 @@ struct RunShared {
 
   Scheduler& scheduler;
   StopState stop;
-  StackPool stacks;
+  StackPool& stacks;  // the Runtime's: stacks outlive the run and serve the next one
   TimerQueue timers;  // processes in timed waits, by deadline; fired at the workers' scheduling points
   // What a sleeping process parks under (blocking.hpp's park_until), guarding every Process::sleep_slot_:
   // held from the start of a sleep until its process is off its stack, and try_locked by a firer. One per

@@ -10,6 +10,7 @@
 #include "runtime/pinning.hpp"
 #include "runtime/run.hpp"
 #include "runtime/scheduler_registry.hpp"
+#include "runtime/stack_pool.hpp"
 
 namespace kpn {
 
@@ -35,6 +36,7 @@ Runtime::Runtime(RuntimeOptions options, std::unique_ptr<Scheduler> scheduler)
     trace_ = TraceSettings{options.trace, options.trace_limit, options.trace_sample_ms};
   }
   place_workers(options);
+  stacks_ = std::make_unique<StackPool>(static_cast<unsigned>(pus_.size()));
 }
 
 Runtime::~Runtime() = default;
@@ -76,7 +78,7 @@ RunReport Runtime::run(NetworkSpec& network) {
     ~Reset() { flag = false; }
   } reset{running_};
   // Unpinned workers have no place in the topology: policies are told there is none.
-  Run run(*scheduler_, pus_, pin_ == PinMode::none ? nullptr : topology_.get(), topology_report_, max_capacity_, scan_ms_,
+  Run run(*scheduler_, *stacks_, pus_, pin_ == PinMode::none ? nullptr : topology_.get(), topology_report_, max_capacity_, scan_ms_,
           trace_ ? &*trace_ : nullptr);
   run.set_blocking_threads(blocking_threads_);
   current_run_.store(&run, std::memory_order_seq_cst);

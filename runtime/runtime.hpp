@@ -26,6 +26,7 @@ namespace kpn {
 
 class CpuTopology;
 class Run;
+class StackPool;
 
 struct RuntimeOptions {
   // Workers (kernel threads). 0: one per processing unit this program may use. More than that is allowed
@@ -87,6 +88,8 @@ class KPN_EXPORT Runtime {
   std::unique_ptr<Scheduler> scheduler_;
   std::string scheduler_name_;
   std::vector<int> pus_;  // per worker: the PU it is pinned to, or -1
+  // Process stacks, kept from one run to the next: a second run of a large network maps nothing.
+  std::unique_ptr<StackPool> stacks_;
   PinMode pin_ = PinMode::cores;
   TopologyReport topology_report_;
   std::size_t max_capacity_;

@@ -126,6 +126,7 @@ boost::context::stack_context StackPool::map_new(std::size_t size) {
       if (::mprotect(base, page, PROT_NONE) == 0) {
         mappings_.push_back({base, length});
         ++guarded_;
+        ++stacks_mapped_;
         boost::context::stack_context sc;
         sc.size = size;
         sc.sp = static_cast<char*>(base) + length;  // stacks grow down from the top
@@ -151,6 +152,7 @@ boost::context::stack_context StackPool::map_new(std::size_t size) {
                                          length / 1024, count, size / 1024, std::strerror(errno)));
   }
   mappings_.push_back({base, length});
+  stacks_mapped_ += count;
   for (std::size_t i = 1; i < count; ++i) {
     boost::context::stack_context sc;
     sc.size = size;
@@ -188,6 +190,7 @@ std::optional<boost::context::stack_context> StackPool::map_guarded_slab(std::si
   }
   mappings_.push_back({base, length});
   guarded_ += count;
+  stacks_mapped_ += count;
   next = std::min(count * 2, config::kMaxGuardedSlabStacks);
   for (std::size_t i = count; i-- > 1;) {
     boost::context::stack_context sc;
@@ -225,6 +228,19 @@ std::size_t StackPool::guarded_stacks() const {
 bool StackPool::guards_by_madvise() const {
   std::lock_guard g(mutex_);
   return guard_madvise_;
+}
+
+void StackPool::return_cached_stacks() {
+  std::lock_guard g(mutex_);
+  for (auto& cache : caches_) {
+    shared_free_.insert(shared_free_.end(), cache.free.begin(), cache.free.end());
+    cache.free.clear();
+  }
+}
+
+std::size_t StackPool::stacks_mapped() const {
+  std::lock_guard g(mutex_);
+  return stacks_mapped_;
 }
 
 std::size_t StackPool::mappings() const {

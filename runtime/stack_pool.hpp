@@ -53,6 +53,11 @@ class StackPool {
   // pool holds: what the creation benchmarks and the tests look at.
   bool guards_by_madvise() const;
   std::size_t mappings() const;
+  // Stacks mapped since the pool was made (in use or free), whatever the scheme.
+  std::size_t stacks_mapped() const;
+  // Moves the workers' cached stacks to the shared list, so that the next run's workers, whichever needs
+  // them, find every free stack. Only while no worker runs (between runs: caches_[i] belongs to worker i).
+  void return_cached_stacks();
 
  private:
   struct Mapping {
@@ -74,6 +79,7 @@ class StackPool {
   bool guard_madvise_ = false;                      // guards by madvise (map_guarded_slab)
   std::size_t guard_budget_;
   std::size_t guarded_ = 0;
+  std::size_t stacks_mapped_ = 0;
   bool warned_ = false;
 };
 

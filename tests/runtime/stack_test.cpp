@@ -270,3 +270,44 @@ TEST_CASE("a process whose stack cannot be mapped fails the run naming it, and i
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
 }
+
+namespace {
+// `n` readers that all wait at once (each blocks on its own channel until the last process writes to
+// all of them), so the run needs `n` stacks at one time whatever the policy.
+void add_waiting_readers(kpn::Network& net, int n, std::atomic<long>& sum) {
+  std::vector<kpn::Writer<int>> writers;
+  for (int i = 0; i < n; ++i) {
+    auto [tx, rx] = net.channel<int>(1);
+    writers.push_back(std::move(tx));
+    net.process("reader-" + std::to_string(i), [rx = std::move(rx), &sum]() mutable {
+      while (auto v = rx.read()) sum.fetch_add(*v);
+    });
+  }
+  net.process("writer", [writers = std::move(writers)]() mutable {
+    for (int round = 0; round < 3; ++round) {
+      for (auto& w : writers) w.write(1);
+      kpn::yield();
+    }
+  });
+}
+}  // namespace
+
+TEST_CASE("a runtime's second run takes its stacks from the first run's pool", "[runtime]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Runtime rt({.cpus = cfg.cpus, .scheduler = cfg.scheduler});
+    std::atomic<long> sum{0};
+    kpn::Network first;
+    add_waiting_readers(first, 100, sum);
+    const kpn::RunReport a = rt.run(first);
+    REQUIRE(a.stacks_mapped >= 1);
+    kpn::Network second;
+    add_waiting_readers(second, 100, sum);
+    const kpn::RunReport b = rt.run(second);
+    REQUIRE(sum.load() == 2 * 3 * 100);
+    // The second run maps only what the first did not need at once (a policy may run more at once now).
+    REQUIRE(b.stacks_mapped <= a.stacks_mapped);
+    REQUIRE(b.stacks_mapped < 100);
+    REQUIRE(a.to_json().find("\"stacks_mapped\":") != std::string::npos);
+  }
+}
