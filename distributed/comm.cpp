@@ -14,6 +14,10 @@ namespace {
 
 constexpr int kTagChannel = 1;  // DATA, EOS, CREDITS, BROKEN: in order between two ranks
 constexpr int kTagAbort = 2;
+constexpr int kTagProbe = 3;   // rank 0 -> the others: a round of the deadlock check
+constexpr int kTagStatus = 4;  // the others -> rank 0: their answer
+// How often rank 0 asks: a deadlock is reported within about three periods.
+constexpr auto kProbePeriod = std::chrono::milliseconds(500);
 
 enum Kind : std::uint8_t { kData = 1, kEos = 2, kCredits = 3, kBroken = 4 };
 
@@ -54,6 +58,18 @@ InLink& Comm::add_in_link(std::uint32_t channel, int writer_rank) {
   l.peer = writer_rank;
   in_by_channel_[channel] = &l;
   return l;
+}
+
+std::vector<OutLink*> Comm::out_links() {
+  std::vector<OutLink*> v;
+  for (auto& l : out_links_) v.push_back(&l);
+  return v;
+}
+
+std::vector<InLink*> Comm::in_links() {
+  std::vector<InLink*> v;
+  for (auto& l : in_links_) v.push_back(&l);
+  return v;
 }
 
 void Comm::start() { thread_ = std::thread([this] { loop(); }); }
@@ -136,6 +152,7 @@ void Comm::isend(int dest, int tag, std::string bytes) {
   p->bytes = std::move(bytes);
   MPI_Isend(p->bytes.data(), static_cast<int>(p->bytes.size()), MPI_BYTE, dest, tag, comm_, &p->request);
   ++sent_to_[static_cast<std::size_t>(dest)];
+  if (tag == kTagChannel) ++channel_sent_;
   bytes_sent_.fetch_add(p->bytes.size(), std::memory_order_relaxed);
   pending_.push_back(std::move(p));
 }
@@ -183,6 +200,7 @@ bool Comm::receive_arrived() {
     std::string bytes(static_cast<std::size_t>(n), '\0');
     MPI_Recv(bytes.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm_, MPI_STATUS_IGNORE);
     ++received_from_[static_cast<std::size_t>(st.MPI_SOURCE)];
+    if (st.MPI_TAG == kTagChannel) ++channel_received_;
     bytes_received_.fetch_add(bytes.size(), std::memory_order_relaxed);
     dispatch(st.MPI_SOURCE, st.MPI_TAG, bytes);
     any = true;
@@ -198,6 +216,38 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
   }
   const char* p = bytes.data();
   const char* end = p + bytes.size();
+  if (tag == kTagProbe) {
+    const auto round = detail::get_raw<std::uint64_t>(p, end);
+    bool done = false;
+    {
+      std::lock_guard g(mutex_);
+      done = local_done_;
+    }
+    const Status st = local_status(done);
+    std::string reply;
+    detail::put_raw(reply, round);
+    detail::put_raw(reply, static_cast<std::uint8_t>(st.stalled));
+    detail::put_raw(reply, static_cast<std::uint8_t>(st.done));
+    detail::put_raw(reply, st.sent);
+    detail::put_raw(reply, st.received);
+    detail::put_raw(reply, st.fingerprint);
+    reply += st.blocked;
+    isend(source, kTagStatus, std::move(reply));
+    return;
+  }
+  if (tag == kTagStatus) {
+    const auto round = detail::get_raw<std::uint64_t>(p, end);
+    if (round != round_) return;  // an answer to a round that is over
+    Status st;
+    st.stalled = detail::get_raw<std::uint8_t>(p, end) != 0;
+    st.done = detail::get_raw<std::uint8_t>(p, end) != 0;
+    st.sent = detail::get_raw<std::uint64_t>(p, end);
+    st.received = detail::get_raw<std::uint64_t>(p, end);
+    st.fingerprint = detail::get_raw<std::uint64_t>(p, end);
+    st.blocked.assign(p, end);
+    on_status(source, st);
+    return;
+  }
   const auto kind = detail::get_raw<std::uint8_t>(p, end);
   if (kind == kCredits) {
     const auto entries = detail::get_raw<std::uint32_t>(p, end);
@@ -257,6 +307,88 @@ bool Comm::test_sends() {
   return pending_.size() != before;
 }
 
+Comm::Status Comm::local_status(bool done) const {
+  Status st;
+  st.done = done;
+  st.sent = channel_sent_;
+  st.received = channel_received_;
+  if (done || watch_ == nullptr) {
+    st.stalled = done;  // a rank that is done never changes again; one that has no watch never says so
+    return st;
+  }
+  {
+    std::lock_guard g(mutex_);
+    if (!outgoing_.empty() || !credits_.empty()) return st;  // not stalled: it has something to send
+  }
+  // Sends still in flight need no look here: a channel message sent and not received makes the round's
+  // totals differ (and a PROBE or STATUS is no channel traffic).
+  const WatchSample s = watch_->sample();
+  st.stalled = s.stalled;
+  st.fingerprint = s.fingerprint;
+  st.blocked = s.blocked;
+  return st;
+}
+
+// Rank 0, every kProbePeriod while its run is on: a new round (its own status at once, the others' by
+// STATUS); the verdict once every answer is in (on_status).
+void Comm::watch_round(bool done) {
+  // One rank has no agent: its own runtime finds its deadlocks (and grows channels by Parks' rule).
+  if (rank_ != 0 || size_ == 1 || watch_ == nullptr || deadlock_declared_ || done) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_probe_) return;
+  next_probe_ = now + kProbePeriod;
+  ++round_;
+  statuses_.assign(static_cast<std::size_t>(size_), std::nullopt);
+  std::string probe;
+  detail::put_raw(probe, round_);
+  for (int r = 1; r < size_; ++r) isend(r, kTagProbe, probe);
+  on_status(0, local_status(false));
+}
+
+void Comm::on_status(int source, const Status& s) {
+  statuses_[static_cast<std::size_t>(source)] = s;
+  for (const auto& st : statuses_) {
+    if (!st) return;
+  }
+  bool all_stalled = true;
+  bool all_done = true;
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  std::vector<std::uint64_t> fingerprints;
+  for (const auto& st : statuses_) {
+    all_stalled = all_stalled && st->stalled;
+    all_done = all_done && st->done;
+    sent += st->sent;
+    received += st->received;
+    fingerprints.push_back(st->fingerprint);
+  }
+  // Only counts taken in the same round are compared; a message in flight makes them differ.
+  const bool quiet = all_stalled && !all_done && sent == received;
+  const bool deadlock = quiet && previous_all_stalled_ && fingerprints == previous_fingerprints_ && sent == previous_sent_ &&
+                        received == previous_received_;
+  previous_all_stalled_ = quiet;
+  previous_fingerprints_ = std::move(fingerprints);
+  previous_sent_ = sent;
+  previous_received_ = received;
+  if (!deadlock) return;
+  deadlock_declared_ = true;
+  std::string text = "deadlock across ranks: every process is blocked on a channel and no message is in flight";
+  for (int r = 0; r < size_; ++r) {
+    const Status& st = *statuses_[static_cast<std::size_t>(r)];
+    text += fmt::format("; rank {}: {}", r, st.done ? "done" : st.blocked);
+  }
+  if (text.find(" writes '") != std::string::npos) {
+    text += " (a writer waits on a full channel: if more room would let the network go on, this is an artificial "
+            "deadlock, which kpn resolves by Parks' growth on one machine but not yet across ranks; raise that capacity "
+            "or place the cycle on one rank with `rank:`)";
+  }
+  {
+    std::lock_guard g(mutex_);
+    if (!remote_failure_) remote_failure_ = text;  // rank 0 stops too, by the same path as the others
+  }
+  for (int r = 1; r < size_; ++r) isend(r, kTagAbort, text);
+}
+
 void Comm::loop() {
   using clock = std::chrono::steady_clock;
   clock::time_point last_progress = clock::now();
@@ -275,6 +407,7 @@ void Comm::loop() {
     bool progress = send_posted();
     progress |= receive_arrived();
     progress |= test_sends();
+    watch_round(done);
     if (failed && !done && interrupt_ && clock::now() - last_interrupt >= std::chrono::milliseconds(1)) {
       interrupt_();
       last_interrupt = clock::now();

@@ -11,6 +11,9 @@
 //   CREDITS reader rank -> writer rank   (channel, n) pairs: the reader consumed n more messages
 //   BROKEN  reader rank -> writer rank   channel: the reader is gone; further writes throw BrokenChannel
 //   ABORT   any rank -> every other      text: the network failed there (a process threw, an interrupt)
+//   PROBE   rank 0 -> every other        round: the deadlock check across ranks (watch.hpp), twice a second
+//   STATUS  every other -> rank 0        round, stalled, done, channel messages sent and received,
+//                                        fingerprint, the blocked processes
 //
 // The end (finish). A rank's run ends when its processes, agents included, have ended. It then enters a
 // non-blocking barrier while still receiving; the barrier completes once every rank has entered it, so
@@ -23,6 +26,7 @@
 // a thousand wake-ups a second, and a message that arrives while it sleeps waits at most 1 ms.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -38,6 +42,7 @@
 #include <mpi.h>
 
 #include "distributed/link.hpp"
+#include "distributed/watch.hpp"
 
 namespace kpn::distributed {
 
@@ -65,10 +70,14 @@ class Comm {
   // references stay valid until the Comm is destroyed.
   OutLink& add_out_link(std::uint32_t channel, int reader_rank);
   InLink& add_in_link(std::uint32_t channel, int writer_rank);
+  std::vector<OutLink*> out_links();
+  std::vector<InLink*> in_links();
 
   // Called with the text of the first ABORT that arrives, on the communication thread, every millisecond
   // until local_done(): the runner interrupts its runtime (an interrupt before the run starts is lost).
   void on_remote_failure(std::function<void()> interrupt) { interrupt_ = std::move(interrupt); }
+  // Before start(): what this rank reports to the deadlock check (none: the check is off).
+  void set_watch(const RankWatch* watch) { watch_ = watch; }
   void start();
 
   // From any thread or process, while the thread runs. Never block (beyond a short lock).
@@ -94,6 +103,18 @@ class Comm {
   void isend(int dest, int tag, std::string bytes);
   bool test_sends();
   void drain_at_end();
+  // The deadlock check across ranks (watch.hpp); rank 0 probes, every rank answers.
+  struct Status {
+    bool stalled = false;
+    bool done = false;
+    std::uint64_t sent = 0;
+    std::uint64_t received = 0;
+    std::uint64_t fingerprint = 0;
+    std::string blocked;
+  };
+  Status local_status(bool done) const;
+  void watch_round(bool done);
+  void on_status(int source, const Status& s);
 
   const int rank_;
   const int size_;
@@ -103,6 +124,7 @@ class Comm {
   std::map<std::uint32_t, OutLink*> out_by_channel_;
   std::map<std::uint32_t, InLink*> in_by_channel_;
   std::function<void()> interrupt_;
+  const RankWatch* watch_ = nullptr;
 
   // Guarded by mutex_: what posts hand to the thread, and the flags of the end.
   mutable std::mutex mutex_;
@@ -121,6 +143,17 @@ class Comm {
   std::vector<std::unique_ptr<Pending>> pending_;  // sends in flight (their buffers must live until done)
   std::vector<std::uint64_t> sent_to_;             // messages sent to each rank
   std::vector<std::uint64_t> received_from_;       // messages received from each rank
+  std::uint64_t channel_sent_ = 0;                 // DATA, EOS, CREDITS and BROKEN messages sent
+  std::uint64_t channel_received_ = 0;             // and received
+  // Rank 0's deadlock check: the round in progress, its statuses, and the previous round's verdict.
+  std::uint64_t round_ = 0;
+  std::vector<std::optional<Status>> statuses_;
+  bool previous_all_stalled_ = false;
+  std::vector<std::uint64_t> previous_fingerprints_;
+  std::uint64_t previous_sent_ = 0;      // the four counters (Mattern): totals of the previous round
+  std::uint64_t previous_received_ = 0;
+  std::chrono::steady_clock::time_point next_probe_{};
+  bool deadlock_declared_ = false;
 
   std::atomic<std::uint64_t> values_sent_{0}, batches_sent_{0}, bytes_sent_{0}, control_sent_{0};
   std::atomic<std::uint64_t> values_received_{0}, batches_received_{0}, bytes_received_{0};

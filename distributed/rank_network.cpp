@@ -7,6 +7,7 @@
 
 #include "distributed/remote_types.hpp"
 #include "networks/builder.hpp"
+#include "networks/message_types.hpp"
 
 namespace kpn::distributed {
 
@@ -38,14 +39,50 @@ RankNetwork build_rank_network(const ResolvedNetwork& net, const Placement& plac
     }
     ++out.cross_channels;
   }
+  std::map<std::size_t, std::shared_ptr<ChannelBase>> made;  // every channel with an end here
   PartialBuild part;
   part.include = [&](std::size_t p) { return placement.rank[p] == rank; };
   part.make_channel = [&](std::size_t channel) -> std::shared_ptr<ChannelBase> {
     auto it = ends.find(channel);
-    return it == ends.end() ? nullptr : it->second.channel;
+    std::shared_ptr<ChannelBase> c;
+    if (it != ends.end()) {
+      c = it->second.channel;
+    } else {
+      const MessageType* type = find_message_type(net.channels[channel].type);
+      if (type == nullptr) return nullptr;  // build_network reports it
+      c = type->make_channel(net.channels[channel].name, net.channels[channel].capacity);
+    }
+    made[channel] = c;
+    return c;
   };
-  out.network = build_network(net, results, part);
-  for (std::size_t p = 0; p < net.processes.size(); ++p) out.processes += placement.rank[p] == rank ? 1 : 0;
+  Network built = build_network(net, results, part);
+  // The same processes and channels again, each body marking its end for the deadlock check.
+  out.watch = std::make_unique<RankWatch>();
+  for (const auto& c : built.channels()) out.network.add_channel(c);
+  for (const auto& [i, c] : made) out.watch->add_channel(c);
+  std::map<std::string, std::size_t> index;
+  for (std::size_t p = 0; p < net.processes.size(); ++p) {
+    if (placement.rank[p] == rank) index[net.processes[p].name] = p;
+  }
+  for (ProcessSpec& spec : built.take_processes()) {
+    const ResolvedProcess& rp = net.processes[index.at(spec.name)];
+    RankWatch::Process wp;
+    wp.name = spec.name;
+    wp.ended = std::make_shared<std::atomic<bool>>(false);
+    for (const auto& [port, channels] : rp.ports) {
+      for (std::size_t c : channels) wp.ports.emplace_back(made.at(c), net.channels[c].from == index.at(spec.name));
+    }
+    auto body = [b = std::move(spec.body), ended = wp.ended]() mutable {
+      struct Ended {
+        std::atomic<bool>& flag;
+        ~Ended() { flag.store(true, std::memory_order_release); }
+      } mark{*ended};
+      b();
+    };
+    out.network.add_process(std::move(spec.name), std::move(body), spec.options);
+    out.watch->add_process(std::move(wp));
+    ++out.processes;
+  }
   for (auto& [i, e] : ends) {
     const ResolvedChannel& c = net.channels[i];
     const bool writer_here = placement.rank[c.from] == rank;
@@ -55,6 +92,7 @@ RankNetwork build_rank_network(const ResolvedNetwork& net, const Placement& plac
     out.network.add_process(fmt::format("{}:{}", writer_here ? "send" : "recv", c.name), std::move(e.agent));
     ++out.agents;
   }
+  out.watch->add_links(comm.out_links(), comm.in_links());
   return out;
 }
 

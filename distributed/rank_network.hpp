@@ -6,11 +6,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "channels/network.hpp"
 #include "distributed/comm.hpp"
 #include "distributed/placement.hpp"
+#include "distributed/watch.hpp"
 #include "networks/kinds.hpp"
 #include "networks/resolved.hpp"
 
@@ -22,6 +24,7 @@ struct RankNetwork {
   std::size_t agents = 0;         // senders and receivers
   std::size_t cross_channels = 0; // channels with one end here and the other elsewhere
   std::vector<std::function<std::uint64_t()>> credit_stalls;  // one per writer's end here
+  std::unique_ptr<RankWatch> watch;  // for the deadlock check across ranks (comm.set_watch)
 
   std::uint64_t total_credit_stalls() const {
     std::uint64_t n = 0;

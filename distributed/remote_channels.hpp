@@ -257,7 +257,7 @@ void run_sender(OutboxChannel<T>& out, OutLink& link, Comm& comm) {
     {
       std::lock_guard g(link.signal.mutex);
       credits = std::exchange(link.credits, 0);
-      broken = link.broken;
+      broken = std::exchange(link.broken, false);  // applied once: the Outbox stays broken
     }
     if (broken) out.break_remote();
     if (credits != 0) out.acknowledge(credits);
@@ -286,7 +286,7 @@ void run_receiver(InboxChannel<T>& in, InLink& link) {
     {
       std::lock_guard g(link.signal.mutex);
       batches.swap(link.batches);
-      eos = link.eos;
+      eos = std::exchange(link.eos, false);  // in hand now (watch.hpp: no work left in the link)
     }
     for (const std::string& b : batches) {
       values.clear();

@@ -595,6 +595,7 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
   if (const int all = agreed(code); all != kExitOk) return all;
 
   comm.on_remote_failure([&runtime] { runtime->interrupt(); });
+  comm.set_watch(part->watch.get());
   g_runtime.store(&*runtime);
   SignalForwarder forwarder(*runtime);
   std::signal(SIGINT, on_stop_signal);
@@ -619,8 +620,8 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
     const bool interrupted = dynamic_cast<const kpn::Interrupted*>(&e) != nullptr;
     const std::optional<std::string> remote = comm.remote_failure();
     if (interrupted && remote) {
-      // Stopped because another rank failed: that rank's failure is the run's.
-      status = "failed";
+      // Stopped because another rank failed, or by rank 0's deadlock check: that is the run's outcome.
+      status = remote->starts_with("deadlock") ? "deadlock" : "failed";
       error = "stopped: " + *remote;
       code = kExitRunFailed;
     } else if (interrupted) {

@@ -9,12 +9,14 @@ cases:
   broken          a reader that stops early on one rank ends its writer on another (BrokenChannel)
   failure         a process that throws on rank 1 stops rank 0 too; exit 1, the process named
   window          a capacity-1 channel across ranks stalls its writer; the JSON report merges the ranks
+  deadlock        a true deadlock spanning two ranks is reported within seconds (exit 1, status "deadlock")
 """
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 
 TIMEOUT = 60  # seconds for one mpirun; the ctest timeout is above the sum
 
@@ -146,6 +148,26 @@ def case_window(kpn_run, src):
           f"per-rank counts: {ranks}")
 
 
+def case_deadlock(kpn_run, src):
+    path = os.path.join(src, "tests", "distributed", "deadlock-across.yaml")
+    with tempfile.TemporaryDirectory() as tmp:
+        stats = os.path.join(tmp, "stats.json")
+        started = time.monotonic()
+        p = run(mpirun(2, [kpn_run, path, "--distributed", "-q", "--stats-json", stats]))
+        took = time.monotonic() - started
+        check(p.returncode == 1, "a deadlock across two ranks: exit 1", p)
+        check(took < 20, f"a deadlock across two ranks: reported in {took:.1f} s")
+        for r in (0, 1):
+            check(f"rank {r}: stopped: deadlock across ranks" in p.stderr, f"rank {r} names the deadlock", p)
+        check("a reads 'b.out -> a.in'" in p.stderr and "b reads 'a.out -> b.in'" in p.stderr,
+              "the deadlock names each blocked process and its channel", p)
+        if os.path.exists(stats):
+            with open(stats) as f:
+                check(json.load(f).get("status") == "deadlock", "the report's status is deadlock")
+        else:
+            check(False, "a deadlock across two ranks: rank 0 writes the report")
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__, file=sys.stderr)
@@ -153,7 +175,7 @@ def main():
     kpn_run, src, case = sys.argv[1], sys.argv[2], sys.argv[3]
     if case == "configs":
         case_configs(kpn_run, src, int(sys.argv[4]))
-    elif case in ("errors", "broken", "failure", "window"):
+    elif case in ("errors", "broken", "failure", "window", "deadlock"):
         globals()["case_" + case](kpn_run, src)
     else:
         print(f"unknown case {case}", file=sys.stderr)
