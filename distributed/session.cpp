@@ -57,6 +57,12 @@ int Session::max_over_ranks(int value) const {
   return result;
 }
 
+double Session::max_over_ranks(double value) const {
+  double result = value;
+  MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return result;
+}
+
 std::uint64_t Session::broadcast(std::uint64_t value) const {
   MPI_Bcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   return value;

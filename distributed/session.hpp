@@ -35,6 +35,7 @@ class Session {
   bool all_ok(bool ok) const;
   // Collective: the largest `value` over the ranks.
   int max_over_ranks(int value) const;
+  double max_over_ranks(double value) const;
   // Collective: rank 0's value.
   std::uint64_t broadcast(std::uint64_t value) const;
   void broadcast(std::vector<int>& values) const;  // every rank passes a vector of the same size

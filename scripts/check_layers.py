@@ -5,6 +5,8 @@ Fails (exit 1) when a file in a layer includes a header of a higher layer, or wh
 include each other in a circle (runtime/foo.hpp and runtime/foo.cpp are one unit). Also fails when
 yaml-cpp appears outside networks/, METIS outside schedulers/ or MPI outside distributed/.
 
+distributed/ (MPI, kpn-run --distributed) sits between networks/ and tools/.
+
 Usage: scripts/check_layers.py [ROOT]
 """
 import os

@@ -621,7 +621,9 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
     const std::optional<std::string> remote = comm.remote_failure();
     if (interrupted && remote) {
       // Stopped because another rank failed, or by rank 0's deadlock check: that is the run's outcome.
-      status = remote->starts_with("deadlock") ? "deadlock" : "failed";
+      status = remote->starts_with("deadlock")                          ? "deadlock"
+               : remote->find(": interrupted by SIG") != std::string::npos ? "interrupted"
+                                                                          : "failed";
       error = "stopped: " + *remote;
       code = kExitRunFailed;
     } else if (interrupted) {
@@ -658,20 +660,21 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
       report ? report->to_json(false) : std::string("null"));
   const std::vector<std::string> per_rank = session->gather(rank_json);
   const std::vector<std::uint64_t> totals = session->sum({cs.values_sent, cs.batches_sent, cs.bytes_sent, cs.control_sent, stalls});
+  const double slowest_s = session->max_over_ranks(wall_s);
   if (rank != 0) return final_code;
   if (report && !opt.quiet) std::cerr << report->summary();
   if (!opt.quiet) {
-    std::cerr << fmt::format("distributed: {} ranks; {} messages crossed ranks in {} batches ({:.1f} per batch), {} bytes with {} "
-                             "control messages; {} credit stalls\n",
-                             ranks, totals[0], totals[1], totals[1] ? static_cast<double>(totals[0]) / static_cast<double>(totals[1]) : 0.0,
+    std::cerr << fmt::format("distributed: {} ranks, the slowest {:.6f} s wall; {} messages crossed ranks in {} batches ({:.1f} per "
+                             "batch), {} bytes with {} control messages; {} credit stalls\n",
+                             ranks, slowest_s, totals[0], totals[1], totals[1] ? static_cast<double>(totals[0]) / static_cast<double>(totals[1]) : 0.0,
                              totals[2], totals[3], totals[4]);
   }
   if (final_code != kExitOk && code == kExitOk) std::cerr << "kpn-run: rank 0: another rank failed (its error is above)\n";
   if (opt.stats_json.empty() || !report) return final_code;
   const std::string distributed = fmt::format(
-      "{{\"ranks\":{},\"exit_status\":{},\"placement\":{},\"messages_crossed\":{},\"batches\":{},\"bytes\":{},"
+      "{{\"ranks\":{},\"exit_status\":{},\"wall_s\":{:.6f},\"placement\":{},\"messages_crossed\":{},\"batches\":{},\"bytes\":{},"
       "\"control_messages\":{},\"credit_stalls\":{},\"per_rank\":[{}]}}",
-      ranks, final_code, d::placement_json(*resolved, placement, ranks), totals[0], totals[1], totals[2], totals[3], totals[4],
+      ranks, final_code, slowest_s, d::placement_json(*resolved, placement, ranks), totals[0], totals[1], totals[2], totals[3], totals[4],
       fmt::join(per_rank, ","));
   try {
     write_text(opt.stats_json, report_json(opt, *resolved, *report, status, error, {{"distributed", distributed}}));
