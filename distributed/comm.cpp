@@ -217,6 +217,9 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
   const char* p = bytes.data();
   const char* end = p + bytes.size();
   if (tag == kTagProbe) {
+    // After the counts are exchanged nothing may be sent: a STATUS then would arrive uncounted (and its
+    // round is over anyway, since rank 0 stopped probing before it entered the barrier).
+    if (ending_) return;
     const auto round = detail::get_raw<std::uint64_t>(p, end);
     bool done = false;
     {
@@ -442,6 +445,7 @@ void Comm::loop() {
 }
 
 void Comm::drain_at_end() {
+  ending_ = true;
   std::vector<std::uint64_t> expected(static_cast<std::size_t>(size_), 0);
   MPI_Alltoall(sent_to_.data(), 1, MPI_UINT64_T, expected.data(), 1, MPI_UINT64_T, comm_);
   while (received_from_ != expected || !pending_.empty()) {

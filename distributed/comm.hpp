@@ -154,6 +154,7 @@ class Comm {
   std::uint64_t previous_received_ = 0;
   std::chrono::steady_clock::time_point next_probe_{};
   bool deadlock_declared_ = false;
+  bool ending_ = false;  // the counts are exchanged: receive only, send nothing new
 
   std::atomic<std::uint64_t> values_sent_{0}, batches_sent_{0}, bytes_sent_{0}, control_sent_{0};
   std::atomic<std::uint64_t> values_received_{0}, batches_received_{0}, bytes_received_{0};

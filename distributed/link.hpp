@@ -28,13 +28,24 @@ class AgentSignal {
   // stopping network unwinds it (a blocking call itself cannot be interrupted, runtime/blocking_call.hpp).
   void wait(std::chrono::milliseconds timeout) {
     std::unique_lock l(mutex);
+    busy = false;
     cv.wait_for(l, timeout, [this] { return dirty; });
     dirty = false;
+    busy = true;
+  }
+
+  // The agent is done with this link for good.
+  void retire() {
+    std::lock_guard g(mutex);
+    busy = false;
   }
 
   std::mutex mutex;
   std::condition_variable cv;
   bool dirty = false;  // guarded by mutex
+  // Guarded by mutex: the agent is between two waits (it may hold work taken from its link or channel),
+  // so its rank is not stalled (watch.hpp). True from the start: an agent that has not yet run is busy.
+  bool busy = true;
 };
 
 // The writer's rank: credits and the reader's departure arrive here from the communication thread.

@@ -270,6 +270,7 @@ void run_sender(OutboxChannel<T>& out, OutLink& link, Comm& comm) {
     }
     if (over) {
       comm.post_eos(link);
+      link.signal.retire();
       return;
     }
     if (batch.empty()) kpn::blocking([&link] { link.signal.wait(kAgentWait); });
@@ -297,6 +298,7 @@ void run_receiver(InboxChannel<T>& in, InLink& link) {
     }
     if (eos) {
       in.close();
+      link.signal.retire();
       return;
     }
     if (batches.empty()) kpn::blocking([&link] { link.signal.wait(kAgentWait); });

@@ -46,11 +46,11 @@ WatchSample RankWatch::sample() const {
   }
   for (const OutLink* l : out_) {
     std::lock_guard g(const_cast<OutLink*>(l)->signal.mutex);
-    if (l->credits != 0 || l->broken) s.stalled = false;
+    if (l->credits != 0 || l->broken || l->signal.busy) s.stalled = false;
   }
   for (const InLink* l : in_) {
     std::lock_guard g(const_cast<InLink*>(l)->signal.mutex);
-    if (!l->batches.empty() || l->eos) s.stalled = false;
+    if (!l->batches.empty() || l->eos || l->signal.busy) s.stalled = false;
   }
   return s;
 }

@@ -2,8 +2,9 @@
 // What one rank tells rank 0 for the deadlock check across ranks (comm.hpp: PROBE and STATUS).
 //
 // A rank is *stalled* when each of its declared processes that has not ended waits on one of its own
-// channels (the snapshot shows it in the waiter slot of its side), no agent has work in hand (a batch, a
-// credit or BROKEN not yet applied), and its communication thread has nothing queued. A process running,
+// channels (the snapshot shows it in the waiter slot of its side), every agent is in its wait with no work
+// in its link (a batch, a credit, EOS or BROKEN not yet taken), and its communication thread has nothing
+// queued. An agent that has ended is not busy (it clears the flag as it returns). A process running,
 // ready, sleeping, in a blocking call or waiting on a channel it created at run time is not waiting on
 // its declared channels, so its rank is not stalled: the check errs towards "still running", never
 // towards a deadlock. The fingerprint covers every channel's message count, length and waiters' park

@@ -638,6 +638,14 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
       comm.post_abort(fmt::format("rank {} ({}): {}", rank, session->host(), error));
     }
     std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, error);
+  } catch (const std::exception& e) {
+    // Not the network's failure (the runtime could not start, memory): still one that every rank must
+    // hear of, or they would wait for this one forever.
+    status = "failed";
+    error = e.what();
+    code = kExitRunFailed;
+    comm.post_abort(fmt::format("rank {} ({}): {}", rank, session->host(), error));
+    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, error);
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   comm.finish();  // every rank's run is over, and every message received, once this returns
