@@ -10,19 +10,28 @@
 
 namespace kpn {
 
-Network build_network(const ResolvedNetwork& resolved, ResultSink& results) {
+Network build_network(const ResolvedNetwork& resolved, ResultSink& results) { return build_network(resolved, results, {}); }
+
+Network build_network(const ResolvedNetwork& resolved, ResultSink& results, const PartialBuild& part) {
+  auto here = [&part](std::size_t process) { return !part.include || part.include(process); };
   Network net;
-  std::vector<std::shared_ptr<ChannelBase>> channels;
-  channels.reserve(resolved.channels.size());
-  for (const auto& c : resolved.channels) {
-    const MessageType* type = find_message_type(c.type);
-    if (type == nullptr) throw std::logic_error(fmt::format("channel '{}': unregistered message type '{}'", c.name, c.type));
-    channels.push_back(type->make_channel(c.name, c.capacity));
-    channels.back()->set_endpoint_names(resolved.processes[c.from].name, resolved.processes[c.to].name);
-    net.add_channel(channels.back());
+  std::vector<std::shared_ptr<ChannelBase>> channels(resolved.channels.size());
+  for (std::size_t i = 0; i < resolved.channels.size(); ++i) {
+    const ResolvedChannel& c = resolved.channels[i];
+    if (!here(c.from) && !here(c.to)) continue;
+    std::shared_ptr<ChannelBase> channel = part.make_channel ? part.make_channel(i) : nullptr;
+    if (!channel) {
+      const MessageType* type = find_message_type(c.type);
+      if (type == nullptr) throw std::logic_error(fmt::format("channel '{}': unregistered message type '{}'", c.name, c.type));
+      channel = type->make_channel(c.name, c.capacity);
+    }
+    channel->set_endpoint_names(resolved.processes[c.from].name, resolved.processes[c.to].name);
+    net.add_channel(channel);
+    channels[i] = std::move(channel);
   }
   std::vector<OutputRoles> roles = output_roles(resolved);
   for (std::size_t i = 0; i < resolved.processes.size(); ++i) {
+    if (!here(i)) continue;
     const ResolvedProcess& p = resolved.processes[i];
     std::map<std::string, std::vector<std::shared_ptr<ChannelBase>>> ports;
     for (const auto& [port, indexes] : p.ports) {

@@ -165,8 +165,9 @@ class KPN_EXPORT KindContext {
     return std::move(take(port, dir, false).front());
   }
   template <class T>
-  std::shared_ptr<Channel<T>> typed(std::shared_ptr<ChannelBase> c) {
-    auto t = std::dynamic_pointer_cast<Channel<T>>(c);
+  std::shared_ptr<TypedChannel<T>> typed(std::shared_ptr<ChannelBase> c) {
+    // Any channel kind carrying T (the bounded FIFO, or a cross-rank end of distributed/).
+    auto t = std::dynamic_pointer_cast<TypedChannel<T>>(c);
     if (!t) throw_type_mismatch(*c, typeid(T));
     return t;
   }

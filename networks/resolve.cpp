@@ -186,6 +186,12 @@ class Resolver {
       auto r = bounded_int(*d.priority, fmt::format("process '{}': priority", d.name), config::kMinPriority, config::kMaxPriority);
       if (r) options.priority = static_cast<int>(*r);
     }
+    // The rank count is known only at launch (distributed/placement.cpp checks the upper bound there).
+    std::optional<int> rank;
+    if (d.rank) {
+      auto r = bounded_int(*d.rank, fmt::format("process '{}': rank", d.name), 0, limits::kMaxRank);
+      if (r) rank = static_cast<int>(*r);
+    }
     std::map<std::string, Value> args;
     std::vector<std::string> arg_names;
     for (const auto& a : kind->args) arg_names.push_back(a.name);
@@ -211,6 +217,8 @@ class Resolver {
     decl.where = d.where;
     decl.args = std::move(args);
     decl.options = options;
+    decl.rank = rank;
+    if (d.rank) decl.rank_where = d.rank->where;
     total += static_cast<std::size_t>(replicas);
     declared_[d.name] = std::move(decl);
   }
@@ -229,6 +237,8 @@ class Resolver {
       p.replicas = decl.count;
       p.args = decl.args;
       p.options = decl.options;
+      p.rank = decl.rank;
+      p.rank_where = decl.rank_where;
       out_.processes.push_back(std::move(p));
     }
   }
@@ -241,6 +251,8 @@ class Resolver {
     Location where;
     std::map<std::string, Value> args;
     ProcessOptions options;
+    std::optional<int> rank;
+    Location rank_where;
   };
 
   // Expands one side; nullopt (with a diagnostic) if it names something that does not exist.

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,8 @@ struct KPN_EXPORT ResolvedProcess {
   int replicas = 1;
   std::map<std::string, Value> args;  // every argument of the kind, defaults filled in
   ProcessOptions options;
+  std::optional<int> rank;  // `rank:` of its declaration (a --distributed run places it there)
+  Location rank_where;      // where that `rank:` is written, for the error of a rank beyond the count
   std::map<std::string, std::vector<std::size_t>> ports;  // port -> channel indexes, in order
 };
 

@@ -38,6 +38,7 @@ struct KPN_EXPORT ProcessDecl {
   std::optional<Scalar> stack_size;  // bytes; default config::kDefaultStackSize
   std::optional<Scalar> cpu;         // home worker hint, for placement policies
   std::optional<Scalar> priority;    // ProcessOptions::priority, config::kMinPriority to kMaxPriority
+  std::optional<Scalar> rank;        // the MPI rank of a --distributed run (every replica); ignored otherwise
 };
 
 // `process.port`, `process[i].port`: one side of a channel declaration.

@@ -17,7 +17,7 @@ namespace kpn {
 namespace {
 
 const std::vector<std::string> kTopKeys = {"network", "description", "params", "processes", "channels"};
-const std::vector<std::string> kProcessKeys = {"kind", "args", "replicas", "stack_size", "cpu", "priority"};
+const std::vector<std::string> kProcessKeys = {"kind", "args", "replicas", "stack_size", "cpu", "priority", "rank"};
 const std::vector<std::string> kChannelKeys = {"from", "to", "capacity", "shift", "wrap", "count"};
 
 class Loader {
@@ -200,6 +200,7 @@ class Loader {
       if (auto s = body["stack_size"]) p.stack_size = scalar(s, fmt::format("process '{}': 'stack_size'", name));
       if (auto c = body["cpu"]) p.cpu = scalar(c, fmt::format("process '{}': 'cpu'", name));
       if (auto r = body["priority"]) p.priority = scalar(r, fmt::format("process '{}': 'priority'", name));
+      if (auto r = body["rank"]) p.rank = scalar(r, fmt::format("process '{}': 'rank'", name));
       t.processes.push_back(std::move(p));
     }
   }

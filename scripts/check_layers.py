@@ -3,7 +3,9 @@
 
 Fails (exit 1) when a file in a layer includes a header of a higher layer, or when units inside runtime/
 include each other in a circle (runtime/foo.hpp and runtime/foo.cpp are one unit). Also fails when
-yaml-cpp appears outside networks/ or METIS outside schedulers/.
+yaml-cpp appears outside networks/, METIS outside schedulers/ or MPI outside distributed/.
+
+distributed/ (MPI, kpn-run --distributed) sits between networks/ and tools/.
 
 Usage: scripts/check_layers.py [ROOT]
 """
@@ -11,8 +13,8 @@ import os
 import re
 import sys
 
-ORDER = {"runtime": 0, "channels": 1, "schedulers": 2, "networks": 3, "tools": 4}
-PRIVATE_DEPS = {"yaml-cpp/": "networks", "metis.h": "schedulers"}
+ORDER = {"runtime": 0, "channels": 1, "schedulers": 2, "networks": 3, "distributed": 4, "tools": 5}
+PRIVATE_DEPS = {"yaml-cpp/": "networks", "metis.h": "schedulers", "mpi.h": "distributed"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 
 

@@ -14,6 +14,7 @@ packages=(
   catch2                 # tests (Debian ships v2.13)
   libmetis-dev           # graph-partitioning scheduler
   libcli11-dev           # command lines of the tools
+  libopenmpi-dev openmpi-bin   # optional: one network across machines (kpn-run --distributed, docs/distributed.md)
   python3 python3-matplotlib python3-yaml   # tools/experiment.py (sweeps and their figures)
   python3-jsonschema     # scripts/check_schema.py (docs/topology.schema.json against configs/)
 )

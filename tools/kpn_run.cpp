@@ -3,6 +3,7 @@
 //   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--scheduler-option key=value ...] [--pin cores|pus|none] [--set key=value ...] [--stats-json PATH|-]
 //                     [--stats-detail] [--log-level LEVEL] [--validate] [--dot] [--plugin LIB.so ...]
 //                     [--max-capacity N] [--blocking-threads N] [--t0 N] [--trace PATH [--trace-limit N] [--trace-sample-ms MS]] [--quiet]
+//   mpirun -np R kpn-run FILE.yaml --distributed [...]   (one network over R MPI ranks, docs/distributed.md)
 //   kpn-run --kinds [--json] [--plugin LIB.so ...]
 //   kpn-run --measure-t0 | --version
 //
@@ -47,6 +48,13 @@
 #include "runtime/config.hpp"
 #include "runtime/json.hpp"
 #include "runtime/log.hpp"
+
+#ifdef KPN_HAVE_MPI
+#include "distributed/comm.hpp"
+#include "distributed/placement.hpp"
+#include "distributed/rank_network.hpp"
+#include "distributed/session.hpp"
+#endif
 
 namespace {
 
@@ -122,6 +130,7 @@ struct Options {
   bool kinds = false;
   bool json = false;
   bool measure_t0 = false;
+  bool distributed = false;
 };
 
 // Writing a result failed (a full disk, a closed pipe): not the network's fault, but not success either.
@@ -282,7 +291,8 @@ std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<st
 }
 
 std::string report_json(const Options& opt, const kpn::ResolvedNetwork& net, const kpn::RunReport& report,
-                        const std::string& status, const std::string& error) {
+                        const std::string& status, const std::string& error,
+                        const std::vector<std::pair<std::string, std::string>>& extra = {}) {
   std::string params = "{";
   for (std::size_t i = 0; i < net.params.size(); ++i) {
     params += fmt::format("{}{}:{}", i ? "," : "", kpn::json_string(net.params[i].first), kpn::json_string(net.params[i].second));
@@ -300,6 +310,7 @@ std::string report_json(const Options& opt, const kpn::ResolvedNetwork& net, con
                  : std::string("null")},
   };
   if (!error.empty()) prefix.emplace_back("error", kpn::json_string(error));
+  prefix.insert(prefix.end(), extra.begin(), extra.end());
   // Names from the file are valid UTF-8 (the loader checks), but --set values and the file's own path
   // come from the command line as bytes.
   return kpn::utf8_sanitized(report.to_json(opt.stats_detail, prefix)) + "\n";
@@ -466,6 +477,223 @@ int run(const Options& opt) {
   }
 }
 
+#ifdef KPN_HAVE_MPI
+// Runs `f`, a step of a distributed run; maps what it throws to the exit status as main() does, printing
+// it with the rank, so that every rank says what went wrong where.
+template <class F>
+int distributed_step(int rank, F&& f) {
+  try {
+    f();
+    return kExitOk;
+  } catch (const WriteError& e) {
+    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, e.what());
+    return kExitRunFailed;
+  } catch (const kpn::TopologyError& e) {
+    for (const auto& d : e.diagnostics()) std::cerr << fmt::format("error: {} (rank {})\n", d.str(), rank);
+    return kExitBadInput;
+  } catch (const CLI::ValidationError& e) {
+    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, e.what());
+    return kExitBadInput;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, e.what());
+    return kExitRunFailed;
+  }
+}
+
+// mpirun -np R kpn-run FILE --distributed: every rank loads the same file, rank 0 places the processes,
+// each rank runs its part with its own runtime, and rank 0 reports (docs/distributed.md). Every rank
+// returns the same exit status: the largest of the ranks' (the runner's usual codes), so mpirun's is it.
+int run_distributed(const Options& opt, int& argc, char**& argv) {
+  namespace d = kpn::distributed;
+  if (!opt.log_level.empty()) kpn::set_log_level(opt.log_level);
+  if (opt.t0 > 0) kpn::work::set_iterations_per_second(opt.t0);
+  std::optional<d::Session> session;
+  try {
+    session.emplace(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "kpn-run: --distributed: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  const int rank = session->rank();
+  const int ranks = session->size();
+  // After a step that may fail on some ranks only: every rank stops if one did, with the same status.
+  auto agreed = [&](int code) {
+    const int all = session->max_over_ranks(code);
+    if (all != kExitOk && code == kExitOk) std::cerr << fmt::format("kpn-run: rank {}: stopping: another rank reported an error\n", rank);
+    return all;
+  };
+
+  // The same network everywhere: rank 0's hash of the file and the --set values, compared on each rank.
+  std::uint64_t hash = 0;
+  int code = distributed_step(rank, [&] {
+    if (!opt.stats_json.empty() && rank == 0) check_writable("--stats-json", opt.stats_json);
+    hash = d::network_hash(opt.file, opt.sets);
+  });
+  const std::uint64_t hash0 = session->broadcast(hash);
+  if (code == kExitOk && hash != hash0) {
+    std::cerr << fmt::format("kpn-run: rank {}: the network differs from rank 0's: '{}' and the --set values hash to {:016x} here "
+                             "and to {:016x} on rank 0; every rank must load the same file with the same --set values\n",
+                             rank, opt.file, hash, hash0);
+    code = kExitBadInput;
+  }
+  if (const int all = agreed(code); all != kExitOk) return all;
+
+  // Load, resolve and build the whole network once without running it, so that an error of the file (a
+  // kind rejecting its arguments) is found on every rank, not only on the rank of that process.
+  std::unique_ptr<kpn::Scheduler> scheduler;
+  std::optional<kpn::ResolvedNetwork> resolved;
+  code = distributed_step(rank, [&] {
+    kpn::SchedulerOptions scheduler_options;
+    for (const std::string& o : opt.scheduler_options) scheduler_options.push_back(kpn::parse_scheduler_option(o));
+    scheduler = kpn::make_scheduler(opt.scheduler, scheduler_options);
+    resolved.emplace(kpn::resolve(kpn::read_topology_file(opt.file), parse_sets(opt.sets)));
+    kpn::ResultSink discard([](std::string_view) {});
+    (void)kpn::build_network(*resolved, discard);
+  });
+  if (const int all = agreed(code); all != kExitOk) return all;
+
+  // Placement: checked everywhere (a `rank:` beyond the count is an error of the file on every rank),
+  // decided at rank 0 and broadcast.
+  d::Placement placement;
+  code = distributed_step(rank, [&] {
+    d::check_ranks(*resolved, ranks);
+    if (rank == 0) placement = d::place(*resolved, ranks);
+  });
+  if (const int all = agreed(code); all != kExitOk) return all;
+  std::vector<int> where = rank == 0 ? placement.rank : std::vector<int>(resolved->processes.size(), 0);
+  session->broadcast(where);
+  if (rank != 0) placement = d::described(*resolved, std::move(where), ranks, "rank 0's");
+  if (rank == 0 && !opt.quiet) std::cerr << d::placement_summary(*resolved, placement, ranks);
+
+  std::atomic<int> results_error{0};
+  kpn::ResultSink results([&results_error](std::string_view line) {
+    errno = 0;
+    const bool written = std::fwrite(line.data(), 1, line.size(), stdout) == line.size() && std::fputc('\n', stdout) != EOF &&
+                         std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+    int none = 0;
+    if (!written) results_error.compare_exchange_strong(none, errno != 0 ? errno : EIO);
+  });
+  d::Comm comm(rank, ranks);  // collective (a communicator of its own)
+  std::optional<d::RankNetwork> part;
+  std::optional<kpn::Runtime> runtime;
+  code = distributed_step(rank, [&] {
+    part.emplace(d::build_rank_network(*resolved, placement, rank, results, comm));
+    // Each agent waits in a blocking call (distributed/link.hpp): the pool must hold them all beside the
+    // network's own blocking calls.
+    const unsigned blocking = static_cast<unsigned>(
+        std::min<std::size_t>(kpn::config::kMaxBlockingThreads, opt.blocking_threads + part->agents));
+    runtime.emplace(kpn::RuntimeOptions{.cpus = opt.cpus,
+                                        .scheduler = opt.scheduler,
+                                        .pin = kpn::parse_pin_mode(opt.pin).value_or(kpn::PinMode::cores),
+                                        .max_capacity = opt.max_capacity,
+                                        .blocking_threads = blocking},
+                    std::move(scheduler));
+  });
+  if (const int all = agreed(code); all != kExitOk) return all;
+
+  comm.on_remote_failure([&runtime] { runtime->interrupt(); });
+  comm.set_watch(part->watch.get());
+  g_runtime.store(&*runtime);
+  SignalForwarder forwarder(*runtime);
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  struct Restore {
+    ~Restore() {
+      std::signal(SIGINT, SIG_DFL);
+      std::signal(SIGTERM, SIG_DFL);
+      g_runtime.store(nullptr);
+    }
+  } restore;
+
+  comm.start();
+  const auto started = std::chrono::steady_clock::now();
+  std::shared_ptr<const kpn::RunReport> report;
+  std::string status = "ok";
+  std::string error;
+  try {
+    report = std::make_shared<const kpn::RunReport>(runtime->run(part->network));
+  } catch (const kpn::RunError& e) {
+    report = e.report();
+    const bool interrupted = dynamic_cast<const kpn::Interrupted*>(&e) != nullptr;
+    const std::optional<std::string> remote = comm.remote_failure();
+    if (interrupted && remote) {
+      // Stopped because another rank failed, or by rank 0's deadlock check: that is the run's outcome.
+      status = remote->starts_with("deadlock")                          ? "deadlock"
+               : remote->find(": interrupted by SIG") != std::string::npos ? "interrupted"
+                                                                          : "failed";
+      error = "stopped: " + *remote;
+      code = kExitRunFailed;
+    } else if (interrupted) {
+      status = "interrupted";
+      error = fmt::format("interrupted by {}", g_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+      code = 128 + (g_signal != 0 ? static_cast<int>(g_signal) : SIGINT);
+      comm.post_abort(fmt::format("rank {} ({}): {}", rank, session->host(), error));
+    } else {
+      status = dynamic_cast<const kpn::DeadlockError*>(&e) != nullptr ? "deadlock" : "failed";
+      error = e.what();
+      code = kExitRunFailed;
+      comm.post_abort(fmt::format("rank {} ({}): {}", rank, session->host(), error));
+    }
+    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, error);
+  } catch (const std::exception& e) {
+    // Not the network's failure (the runtime could not start, memory): still one that every rank must
+    // hear of, or they would wait for this one forever.
+    status = "failed";
+    error = e.what();
+    code = kExitRunFailed;
+    comm.post_abort(fmt::format("rank {} ({}): {}", rank, session->host(), error));
+    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, error);
+  }
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  comm.finish();  // every rank's run is over, and every message received, once this returns
+  if (const int err = results_error.load(); err != 0) {
+    std::cerr << fmt::format("kpn-run: rank {}: cannot write the network's results to stdout: {}\n", rank, std::strerror(err));
+    code = kExitRunFailed;
+  }
+  const int final_code = session->max_over_ranks(code);
+
+  // The report: every rank's numbers gathered at rank 0.
+  const d::CommStats cs = comm.stats();
+  const std::uint64_t stalls = part->total_credit_stalls();
+  const std::string rank_json = fmt::format(
+      "{{\"rank\":{},\"host\":{},\"status\":{},\"error\":{},\"wall_s\":{:.6f},\"workers\":{},\"processes\":{},\"agents\":{},"
+      "\"cross_rank_channels\":{},\"messages_sent\":{},\"batches_sent\":{},\"bytes_sent\":{},\"control_sent\":{},"
+      "\"messages_received\":{},\"batches_received\":{},\"bytes_received\":{},\"credit_stalls\":{},\"report\":{}}}",
+      rank, kpn::json_string(session->host()), kpn::json_string(status), error.empty() ? "null" : kpn::json_string(error), wall_s,
+      report ? report->workers.size() : 0, part->processes, part->agents, part->cross_channels, cs.values_sent, cs.batches_sent,
+      cs.bytes_sent, cs.control_sent, cs.values_received, cs.batches_received, cs.bytes_received, stalls,
+      report ? report->to_json(false) : std::string("null"));
+  const std::vector<std::string> per_rank = session->gather(rank_json);
+  const std::vector<std::uint64_t> totals = session->sum({cs.values_sent, cs.batches_sent, cs.bytes_sent, cs.control_sent, stalls});
+  const double slowest_s = session->max_over_ranks(wall_s);
+  if (rank != 0) return final_code;
+  if (report && !opt.quiet) std::cerr << report->summary();
+  if (!opt.quiet) {
+    std::cerr << fmt::format("distributed: {} ranks, the slowest {:.6f} s wall; {} messages crossed ranks in {} batches ({:.1f} per "
+                             "batch), {} bytes with {} control messages; {} credit stalls\n",
+                             ranks, slowest_s, totals[0], totals[1], totals[1] ? static_cast<double>(totals[0]) / static_cast<double>(totals[1]) : 0.0,
+                             totals[2], totals[3], totals[4]);
+  }
+  if (final_code != kExitOk && code == kExitOk) std::cerr << "kpn-run: rank 0: another rank failed (its error is above)\n";
+  if (opt.stats_json.empty() || !report) return final_code;
+  const std::string distributed = fmt::format(
+      "{{\"ranks\":{},\"exit_status\":{},\"wall_s\":{:.6f},\"placement\":{},\"messages_crossed\":{},\"batches\":{},\"bytes\":{},"
+      "\"control_messages\":{},\"credit_stalls\":{},\"per_rank\":[{}]}}",
+      ranks, final_code, slowest_s, d::placement_json(*resolved, placement, ranks), totals[0], totals[1], totals[2], totals[3], totals[4],
+      fmt::join(per_rank, ","));
+  try {
+    write_text(opt.stats_json, report_json(opt, *resolved, *report, status, error, {{"distributed", distributed}}));
+  } catch (const WriteError& e) {
+    std::cerr << fmt::format("kpn-run: --stats-json: {} (the run itself: {}, exit status {})\n", e.what(), status, final_code);
+    return kExitRunFailed;
+  }
+  return final_code;
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -521,6 +749,8 @@ int main(int argc, char** argv) {
                  "started on demand")
       ->capture_default_str()
       ->check(CLI::Range(1u, kpn::config::kMaxBlockingThreads));
+  app.add_flag("--distributed", opt.distributed,
+               "run one network over the ranks of an MPI job: mpirun -np R kpn-run FILE --distributed (docs/distributed.md)");
   app.add_flag("--kinds", opt.kinds, "describe every process kind (ports, arguments), with --plugin's, and exit");
   app.add_flag("--json", opt.json, "with --kinds: print the description as one JSON object");
   app.set_version_flag("--version", std::string("kpn-run ") + KPN_VERSION);
@@ -543,6 +773,31 @@ int main(int argc, char** argv) {
   if (sem_init(&g_signal_posted, 0, 0) != 0) {
     std::cerr << "kpn-run: sem_init: " << std::strerror(errno) << "\n";
     return kExitRunFailed;
+  }
+  if (opt.distributed) {
+    // Checked before MPI starts, so that a wrong command line is an error at once, not a hang.
+    const char* other = opt.kinds ? "--kinds" : opt.measure_t0 ? "--measure-t0" : opt.validate ? "--validate" : opt.dot ? "--dot"
+                        : !opt.trace.empty() ? "--trace" : !opt.plugins.empty() ? "--plugin" : nullptr;
+    if (other != nullptr) {
+      std::cerr << "kpn-run: --distributed cannot be combined with " << other << " (docs/distributed.md)\n";
+      return kExitBadInput;
+    }
+#ifdef KPN_HAVE_MPI
+    if (!kpn::distributed::launched_by_mpi()) {
+      std::cerr << "kpn-run: --distributed needs an MPI launcher: run it as mpirun -np R " << argv[0]
+                << " FILE --distributed (no OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK in the environment)\n";
+      return kExitBadInput;
+    }
+    try {
+      return run_distributed(opt, argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "kpn-run: " << e.what() << "\n";
+      return kExitRunFailed;
+    }
+#else
+    std::cerr << "kpn-run: --distributed: this kpn-run was built without MPI (KPN_MPI=OFF, or no MPI found; docs/distributed.md)\n";
+    return kExitBadInput;
+#endif
   }
   try {
     return run(opt);

@@ -1,0 +1,164 @@
+#pragma once
+// The communication thread of one rank: the only thread that calls MPI while the network runs (the main
+// thread calls it before the thread starts and after it is joined, hence MPI_THREAD_SERIALIZED; see
+// session.hpp). Agents and channel ends post what they want sent (post_*), and the thread delivers what
+// arrives to the channel's link (link.hpp).
+//
+// Messages. One tag carries a channel's traffic, so that MPI's non-overtaking rule (same source, tag and
+// communicator) keeps a channel's batches and its end of stream in order; a second tag carries a failure:
+//   DATA    writer rank -> reader rank   channel, count, count encoded values (a batch)
+//   EOS     writer rank -> reader rank   channel: the writer closed it; nothing follows
+//   CREDITS reader rank -> writer rank   (channel, n) pairs: the reader consumed n more messages
+//   BROKEN  reader rank -> writer rank   channel: the reader is gone; further writes throw BrokenChannel
+//   ABORT   any rank -> every other      text: the network failed there (a process threw, an interrupt)
+//   PROBE   rank 0 -> every other        round: the deadlock check across ranks (watch.hpp), twice a second
+//   STATUS  every other -> rank 0        round, stalled, done, channel messages sent and received,
+//                                        fingerprint, the blocked processes
+//
+// The end (finish). A rank's run ends when its processes, agents included, have ended. It then enters a
+// non-blocking barrier while still receiving; the barrier completes once every rank has entered it, so
+// no rank posts anything new after that. What was sent before may still be on its way: the ranks then
+// exchange how many messages each sent to each (MPI_Alltoall) and each receives until it has them all,
+// and waits for its own sends to complete. Every message is thus received before MPI_Finalize.
+//
+// Idle. With nothing to send or receive the thread backs off from yielding (the first 200 us) to sleeping
+// 50 us (the first 50 ms), then 1 ms, on a condition variable that a post wakes at once: an idle rank costs
+// a thousand wake-ups a second, and a message that arrives while it sleeps waits at most 1 ms.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <mpi.h>
+
+#include "distributed/link.hpp"
+#include "distributed/watch.hpp"
+
+namespace kpn::distributed {
+
+struct CommStats {
+  std::uint64_t values_sent = 0;    // messages of channels, sent to other ranks
+  std::uint64_t batches_sent = 0;   // MPI messages that carried them (DATA)
+  std::uint64_t bytes_sent = 0;     // every MPI message's bytes, control messages included
+  std::uint64_t control_sent = 0;   // CREDITS, EOS, BROKEN and ABORT messages
+  std::uint64_t values_received = 0;
+  std::uint64_t batches_received = 0;
+  std::uint64_t bytes_received = 0;
+};
+
+class Comm {
+ public:
+  Comm(int rank, int size);
+  ~Comm();
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+
+  // Before start(), from the main thread: one link per cross-rank channel end on this rank. The
+  // references stay valid until the Comm is destroyed.
+  OutLink& add_out_link(std::uint32_t channel, int reader_rank);
+  InLink& add_in_link(std::uint32_t channel, int writer_rank);
+  std::vector<OutLink*> out_links();
+  std::vector<InLink*> in_links();
+
+  // Called with the text of the first ABORT that arrives, on the communication thread, every millisecond
+  // until local_done(): the runner interrupts its runtime (an interrupt before the run starts is lost).
+  void on_remote_failure(std::function<void()> interrupt) { interrupt_ = std::move(interrupt); }
+  // Before start(): what this rank reports to the deadlock check (none: the check is off).
+  void set_watch(const RankWatch* watch) { watch_ = watch; }
+  void start();
+
+  // From any thread or process, while the thread runs. Never block (beyond a short lock).
+  void post_data(const OutLink& link, std::uint32_t count, std::string payload);
+  void post_eos(const OutLink& link);
+  void post_credits(const InLink& link, std::uint64_t n);
+  void post_broken(const InLink& link);
+  void post_abort(const std::string& text);
+
+  // The first failure reported by another rank, if any.
+  std::optional<std::string> remote_failure() const;
+  // The main thread, once its run has returned: starts the end (above) and waits for the thread.
+  void finish();
+
+  CommStats stats() const;
+
+ private:
+  struct Pending;
+  void loop();
+  bool send_posted();
+  bool receive_arrived();
+  void dispatch(int source, int tag, const std::string& bytes);
+  void isend(int dest, int tag, std::string bytes);
+  bool test_sends();
+  void drain_at_end();
+  // The deadlock check across ranks (watch.hpp); rank 0 probes, every rank answers.
+  struct Status {
+    bool stalled = false;
+    bool done = false;
+    std::uint64_t sent = 0;
+    std::uint64_t received = 0;
+    std::uint64_t fingerprint = 0;
+    std::string blocked;
+  };
+  Status local_status(bool done) const;
+  void watch_round(bool done);
+  void on_status(int source, const Status& s);
+
+  const int rank_;
+  const int size_;
+  MPI_Comm comm_ = MPI_COMM_NULL;  // a duplicate of MPI_COMM_WORLD: the runner's collectives never meet ours
+  std::deque<OutLink> out_links_;                  // set before start
+  std::deque<InLink> in_links_;                    // set before start
+  std::map<std::uint32_t, OutLink*> out_by_channel_;
+  std::map<std::uint32_t, InLink*> in_by_channel_;
+  std::function<void()> interrupt_;
+  const RankWatch* watch_ = nullptr;
+
+  // Guarded by mutex_: what posts hand to the thread, and the flags of the end.
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  struct Outgoing {
+    int dest;
+    int tag;
+    std::string bytes;
+  };
+  std::vector<Outgoing> outgoing_;
+  std::map<std::uint32_t, std::uint64_t> credits_;  // channel -> consumed, not yet sent
+  bool local_done_ = false;
+  std::optional<std::string> remote_failure_;
+
+  // The thread's own.
+  std::vector<std::unique_ptr<Pending>> pending_;  // sends in flight (their buffers must live until done)
+  std::vector<std::uint64_t> sent_to_;             // messages sent to each rank
+  std::vector<std::uint64_t> received_from_;       // messages received from each rank
+  std::uint64_t channel_sent_ = 0;                 // DATA, EOS, CREDITS and BROKEN messages sent
+  std::uint64_t channel_received_ = 0;             // and received
+  // Rank 0's deadlock check: the round in progress, its statuses, and the previous round's verdict.
+  std::uint64_t round_ = 0;
+  std::vector<std::optional<Status>> statuses_;
+  bool previous_all_stalled_ = false;
+  std::vector<std::uint64_t> previous_fingerprints_;
+  std::uint64_t previous_sent_ = 0;      // the four counters (Mattern): totals of the previous round
+  std::uint64_t previous_received_ = 0;
+  std::chrono::steady_clock::time_point next_probe_{};
+  bool deadlock_declared_ = false;
+  bool ending_ = false;  // the counts are exchanged: receive only, send nothing new
+
+  std::atomic<std::uint64_t> values_sent_{0}, batches_sent_{0}, bytes_sent_{0}, control_sent_{0};
+  std::atomic<std::uint64_t> values_received_{0}, batches_received_{0}, bytes_received_{0};
+  std::thread thread_;
+};
+
+}  // namespace kpn::distributed

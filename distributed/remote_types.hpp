@@ -1,0 +1,68 @@
+#pragma once
+// Which message types may cross ranks, by the name their ports declare (networks/message_types.hpp):
+// each has a Wire<T> (wire.hpp) and makes the two ends and agents of remote_channels.hpp. Built in: i64,
+// f64, string. A program with a type of its own specialises Wire<T> and registers it:
+//
+//   template <> struct kpn::distributed::Wire<Point> { static void put(std::string&, const Point&); static Point get(const char*&, const char*); };
+//   KPN_REGISTER_REMOTE_TYPE(point, "point", Point);
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "channels/channel_base.hpp"
+#include "distributed/comm.hpp"
+#include "distributed/remote_channels.hpp"
+#include "runtime/unique_function.hpp"
+
+namespace kpn::distributed {
+
+// One end of a cross-rank channel on this rank: the channel its local process uses, and the agent
+// process that carries it across.
+struct RemoteEnd {
+  std::shared_ptr<ChannelBase> channel;
+  UniqueFunction<void()> agent;
+  std::function<std::uint64_t()> credit_stalls;  // the writer's end only
+};
+
+struct RemoteType {
+  std::string name;
+  std::function<RemoteEnd(std::string name, std::size_t capacity, OutLink& link, Comm& comm)> writer_end;
+  std::function<RemoteEnd(std::string name, std::size_t capacity, InLink& link, Comm& comm)> reader_end;
+};
+
+const RemoteType* find_remote_type(std::string_view name);
+
+struct RemoteTypeRegistration {
+  explicit RemoteTypeRegistration(RemoteType type);
+};
+
+template <class T>
+RemoteType remote_type(std::string name) {
+  RemoteType t;
+  t.name = std::move(name);
+  t.writer_end = [](std::string n, std::size_t capacity, OutLink& link, Comm& comm) {
+    auto ch = std::make_shared<OutboxChannel<T>>(std::move(n), capacity, link);
+    RemoteEnd e;
+    e.channel = ch;
+    e.agent = [ch, &link, &comm] { run_sender(*ch, link, comm); };
+    e.credit_stalls = [ch] { return ch->credit_stalls(); };
+    return e;
+  };
+  t.reader_end = [](std::string n, std::size_t capacity, InLink& link, Comm& comm) {
+    auto ch = std::make_shared<InboxChannel<T>>(std::move(n), capacity, link, comm);
+    RemoteEnd e;
+    e.channel = ch;
+    e.agent = [ch, &link] { run_receiver(*ch, link); };
+    return e;
+  };
+  return t;
+}
+
+#define KPN_REGISTER_REMOTE_TYPE(ident, name, T) \
+  static const ::kpn::distributed::RemoteTypeRegistration kpn_remote_type_##ident{::kpn::distributed::remote_type<T>(name)}
+
+}  // namespace kpn::distributed

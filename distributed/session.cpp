@@ -1,0 +1,121 @@
+#include "distributed/session.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+namespace kpn::distributed {
+namespace {
+
+// Set by Open MPI's mpirun, by PMIx launchers (Open MPI 5, Slurm with PMIx) and by MPICH's Hydra / PMI.
+constexpr const char* kLauncherVariables[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"};
+
+}  // namespace
+
+std::string launcher_variable() {
+  for (const char* v : kLauncherVariables) {
+    if (std::getenv(v) != nullptr) return v;
+  }
+  return "";
+}
+
+bool launched_by_mpi() { return !launcher_variable().empty(); }
+
+Session::Session(int& argc, char**& argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  if (provided < MPI_THREAD_SERIALIZED) {
+    MPI_Finalize();
+    throw std::runtime_error(fmt::format(
+        "the MPI library provides thread level {} only; --distributed needs MPI_THREAD_SERIALIZED ({})", provided,
+        MPI_THREAD_SERIALIZED));
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int length = 0;
+  MPI_Get_processor_name(name, &length);
+  host_.assign(name, static_cast<std::size_t>(length));
+}
+
+Session::~Session() { MPI_Finalize(); }
+
+bool Session::all_ok(bool ok) const {
+  int mine = ok ? 1 : 0;
+  int all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return all != 0;
+}
+
+int Session::max_over_ranks(int value) const {
+  int result = value;
+  MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return result;
+}
+
+double Session::max_over_ranks(double value) const {
+  double result = value;
+  MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return result;
+}
+
+std::uint64_t Session::broadcast(std::uint64_t value) const {
+  MPI_Bcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  return value;
+}
+
+void Session::broadcast(std::vector<int>& values) const {
+  MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_INT, 0, MPI_COMM_WORLD);
+}
+
+std::vector<std::uint64_t> Session::sum(std::vector<std::uint64_t> values) const {
+  std::vector<std::uint64_t> out(values.size());
+  MPI_Allreduce(values.data(), out.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return out;
+}
+
+std::vector<std::string> Session::gather(const std::string& text) const {
+  int length = static_cast<int>(text.size());
+  std::vector<int> lengths(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<int> offsets(lengths.size());
+  std::string all;
+  if (rank_ == 0) {
+    int at = 0;
+    for (std::size_t i = 0; i < lengths.size(); ++i) {
+      offsets[i] = at;
+      at += lengths[i];
+    }
+    all.resize(static_cast<std::size_t>(at));
+  }
+  MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    out.push_back(all.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
+  }
+  return out;
+}
+
+std::uint64_t network_hash(const std::string& file, const std::vector<std::string>& sets) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::invalid_argument(fmt::format("cannot read '{}'", file));
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::uint64_t h = 1469598103934665603ull;
+  auto byte = [&h](unsigned char c) {
+    h ^= c;
+    h *= 1099511628211ull;
+  };
+  auto mix = [&byte](const std::string& s) {  // length first: no two lists of parts hash alike by shifting bytes
+    for (int i = 0; i < 8; ++i) byte(static_cast<unsigned char>(static_cast<std::uint64_t>(s.size()) >> (8 * i)));
+    for (unsigned char c : s) byte(c);
+  };
+  mix(bytes);
+  for (const auto& s : sets) mix(s);
+  return h;
+}
+
+}  // namespace kpn::distributed

@@ -1,0 +1,58 @@
+#include "distributed/watch.hpp"
+
+#include <mutex>
+
+#include <fmt/format.h>
+
+namespace kpn::distributed {
+namespace {
+
+void mix(std::uint64_t& h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+}
+
+}  // namespace
+
+WatchSample RankWatch::sample() const {
+  WatchSample s;
+  s.stalled = true;
+  std::uint64_t h = 0;
+  for (const auto& c : channels_) {
+    const ChannelSnapshot snap = c->snapshot();
+    mix(h, snap.messages);
+    mix(h, snap.size);
+    mix(h, snap.reader_waiting_parks);
+    mix(h, snap.writer_waiting_parks);
+    mix(h, snap.reader_waiting);
+    mix(h, snap.writer_waiting);
+  }
+  s.fingerprint = h;
+  for (const auto& p : processes_) {
+    if (p.ended->load(std::memory_order_acquire)) continue;
+    bool waits = false;
+    for (const auto& [channel, writes] : p.ports) {
+      const ChannelSnapshot snap = channel->snapshot();
+      const ProcessId waiter = writes ? snap.writer_waiting : snap.reader_waiting;
+      const ProcessId user = writes ? snap.writer : snap.reader;
+      if (waiter != 0 && waiter == user) {
+        waits = true;
+        if (s.blocked.size() < 2000) {
+          s.blocked += fmt::format("{}{} {} '{}'", s.blocked.empty() ? "" : "; ", p.name, writes ? "writes" : "reads", snap.name);
+        }
+        break;
+      }
+    }
+    if (!waits) s.stalled = false;
+  }
+  for (const OutLink* l : out_) {
+    std::lock_guard g(const_cast<OutLink*>(l)->signal.mutex);
+    if (l->credits != 0 || l->broken || l->signal.busy) s.stalled = false;
+  }
+  for (const InLink* l : in_) {
+    std::lock_guard g(const_cast<InLink*>(l)->signal.mutex);
+    if (!l->batches.empty() || l->eos || l->signal.busy) s.stalled = false;
+  }
+  return s;
+}
+
+}  // namespace kpn::distributed

@@ -1,0 +1,59 @@
+#pragma once
+// What one rank tells rank 0 for the deadlock check across ranks (comm.hpp: PROBE and STATUS).
+//
+// A rank is *stalled* when each of its declared processes that has not ended waits on one of its own
+// channels (the snapshot shows it in the waiter slot of its side), every agent is in its wait with no work
+// in its link (a batch, a credit, EOS or BROKEN not yet taken), and its communication thread has nothing
+// queued. An agent that has ended is not busy (it clears the flag as it returns). A process running,
+// ready, sleeping, in a blocking call or waiting on a channel it created at run time is not waiting on
+// its declared channels, so its rank is not stalled: the check errs towards "still running", never
+// towards a deadlock. The fingerprint covers every channel's message count, length and waiters' park
+// counts: equal fingerprints in two samples mean that nothing moved in between.
+//
+// Rank 0 declares a deadlock when, in two rounds in a row, every rank was stalled (or done), at least one
+// was not done, as many channel messages were received as were sent (none in flight), and the ranks'
+// fingerprints were the same: nothing can change any more, since only a message, a timer or a running
+// process could change it, and there is none.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "channels/channel_base.hpp"
+#include "distributed/link.hpp"
+
+namespace kpn::distributed {
+
+struct WatchSample {
+  bool stalled = false;
+  std::uint64_t fingerprint = 0;
+  std::string blocked;  // "snk reads 'slow.out -> snk.in'; ...", for the deadlock's message
+};
+
+class RankWatch {
+ public:
+  struct Process {
+    std::string name;
+    std::vector<std::pair<std::shared_ptr<ChannelBase>, bool>> ports;  // channel, true: this process writes it
+    std::shared_ptr<std::atomic<bool>> ended;
+  };
+
+  void add_process(Process p) { processes_.push_back(std::move(p)); }
+  void add_channel(std::shared_ptr<ChannelBase> c) { channels_.push_back(std::move(c)); }
+  void add_links(const std::vector<OutLink*>& out, const std::vector<InLink*>& in) {
+    out_ = out;
+    in_ = in;
+  }
+  // From the communication thread, while the network runs.
+  WatchSample sample() const;
+
+ private:
+  std::vector<Process> processes_;
+  std::vector<std::shared_ptr<ChannelBase>> channels_;
+  std::vector<OutLink*> out_;
+  std::vector<InLink*> in_;
+};
+
+}  // namespace kpn::distributed

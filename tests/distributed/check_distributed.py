@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""kpn-run --distributed end to end, under mpirun on this machine (tests/CMakeLists.txt registers each case
+as a ctest with a timeout; every mpirun here has its own, too, so no case can hang).
+
+usage: check_distributed.py KPN_RUN SOURCE_DIR CASE [ARG]
+cases:
+  configs RANKS   every config in configs/ prints on RANKS ranks what kpn-run prints without MPI
+  errors          --distributed without a launcher, `rank:` beyond the count, files that differ between ranks
+  broken          a reader that stops early on one rank ends its writer on another (BrokenChannel)
+  failure         a process that throws on rank 1 stops rank 0 too; exit 1, the process named
+  window          a capacity-1 channel across ranks stalls its writer; the JSON report merges the ranks
+  deadlock        a true deadlock spanning two ranks is reported within seconds (exit 1, status "deadlock")
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMEOUT = 60  # seconds for one mpirun; the ctest timeout is above the sum
+
+# Overrides that keep each config short: the same as tests/networks/configs_test.cpp's.
+CONFIG_SETS = {
+    "fibonacci.yaml": [],
+    "fork-join.yaml": ["count=20000", "branches=5"],
+    # Its feedback loop needs Parks' growth with capacity 1, which does not cross ranks yet
+    # (docs/distributed.md): channels large enough never to fill, on both sides of the comparison.
+    "hamming.yaml": ["count=1000", "capacity=2048"],
+    "pipeline.yaml": ["count=20000", "stages=6"],
+    "ring.yaml": ["nodes=12", "laps=200"],
+    "unbalanced-pipeline.yaml": ["count=3000", "heavy_us=2"],
+    "wordcount.yaml": ["input={src}/README.md"],
+    "tree.yaml": ["depth=10", "skew=1", "work_us=1"],
+    "scatter-gather.yaml": ["workers=8", "rounds=20", "work_us=10"],
+}
+
+failures = []
+
+
+def env():
+    e = dict(os.environ)
+    # mpirun refuses root without these (containers, CI); harmless otherwise.
+    e["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    e["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    # No launcher variables from an outer job: the no-launcher case must see none.
+    for k in list(e):
+        if k.startswith(("OMPI_COMM_WORLD", "PMIX_RANK", "PMI_RANK", "PMI_SIZE")):
+            del e[k]
+    return e
+
+
+def run(cmd, **kw):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, env=env(), **kw)
+    except subprocess.TimeoutExpired as ex:
+        failures.append(f"timed out after {TIMEOUT} s: {' '.join(cmd)}")
+        return subprocess.CompletedProcess(cmd, 124, ex.stdout or "", ex.stderr or "")
+
+
+def mpirun(ranks, args):
+    return ["mpirun", "--oversubscribe", "-np", str(ranks)] + args
+
+
+def check(cond, what, proc=None):
+    if cond:
+        return
+    detail = ""
+    if proc is not None:
+        detail = f"\n  exit {proc.returncode}\n  stdout: {proc.stdout[-2000:]!r}\n  stderr: {proc.stderr[-3000:]!r}"
+    failures.append(what + detail)
+
+
+def lines(text):
+    return sorted(l for l in text.splitlines() if l.strip())
+
+
+def case_configs(kpn_run, src, ranks):
+    for name, sets in sorted(CONFIG_SETS.items()):
+        path = os.path.join(src, "configs", name)
+        set_args = []
+        for s in sets:
+            set_args += ["--set", s.format(src=src)]
+        alone = run([kpn_run, path, "-q", "--cpus", "1"] + set_args)
+        check(alone.returncode == 0 and alone.stdout, f"{name}: kpn-run without MPI", alone)
+        spread = run(mpirun(ranks, [kpn_run, path, "--distributed", "-q", "--cpus", "1"] + set_args))
+        check(spread.returncode == 0, f"{name}: on {ranks} ranks: exit status", spread)
+        check(lines(spread.stdout) == lines(alone.stdout),
+              f"{name}: on {ranks} ranks: {lines(spread.stdout)} instead of {lines(alone.stdout)}", spread)
+
+
+def case_errors(kpn_run, src):
+    pipeline = os.path.join(src, "configs", "pipeline.yaml")
+    p = run([kpn_run, pipeline, "--distributed"])
+    check(p.returncode == 2 and "needs an MPI launcher" in p.stderr, "--distributed without mpirun: exit 2, a clear error", p)
+
+    beyond = os.path.join(src, "tests", "distributed", "rank-beyond.yaml")
+    p = run(mpirun(2, [kpn_run, beyond, "--distributed", "-q"]))
+    check(p.returncode == 2, "rank: 5 on 2 ranks: exit 2", p)
+    for r in (0, 1):
+        check(f"rank-beyond.yaml:5:" in p.stderr and f"rank 5 is beyond the 2 ranks of this run (0 to 1) (rank {r})" in p.stderr,
+              f"rank: 5 on 2 ranks: the error with file:line:col on rank {r}", p)
+
+    # MPMD: the two ranks are given different --set values, so their networks differ.
+    p = run(["mpirun", "--oversubscribe", "-np", "1", kpn_run, pipeline, "--distributed", "-q", "--set", "count=5", ":",
+             "-np", "1", kpn_run, pipeline, "--distributed", "-q", "--set", "count=6"])
+    check(p.returncode == 2 and "rank 1: the network differs from rank 0's" in p.stderr
+          and "rank 0: stopping: another rank reported an error" in p.stderr, "different networks on two ranks: exit 2 on both", p)
+
+
+def case_broken(kpn_run, src):
+    path = os.path.join(src, "tests", "distributed", "broken-across.yaml")
+    alone = run([kpn_run, path, "-q"])
+    spread = run(mpirun(2, [kpn_run, path, "--distributed", "-q"]))
+    check(spread.returncode == 0 and lines(spread.stdout) == lines(alone.stdout) and len(lines(alone.stdout)) == 2,
+          "a reader stopping early on rank 0: the same output as on one machine", spread)
+
+
+def case_failure(kpn_run, src):
+    path = os.path.join(src, "tests", "distributed", "throw-across.yaml")
+    for ranks in (2, 3):
+        p = run(mpirun(ranks, [kpn_run, path, "--distributed", "-q", "--set", f"input={src}/README.md"]))
+        check(p.returncode == 1, f"a process throwing on rank 1 of {ranks}: exit 1", p)
+        check("rank 1: process 'writer' failed: cannot open for writing '/nonexistent-kpn-dir/out.txt'" in p.stderr,
+              f"a process throwing on rank 1 of {ranks}: the process and its error are named", p)
+
+
+def case_window(kpn_run, src):
+    path = os.path.join(src, "tests", "distributed", "window.yaml")
+    with tempfile.TemporaryDirectory() as tmp:
+        stats = os.path.join(tmp, "stats.json")
+        p = run(mpirun(2, [kpn_run, path, "--distributed", "-q", "--cpus", "1", "--stats-json", stats]))
+        check(p.returncode == 0 and lines(p.stdout) == lines(run([kpn_run, path, "-q"]).stdout), "window.yaml on 2 ranks", p)
+        if p.returncode != 0:
+            return
+        with open(stats) as f:
+            report = json.load(f)
+    d = report.get("distributed", {})
+    check(d.get("ranks") == 2 and len(d.get("per_rank", [])) == 2, f"the report has both ranks: {d}")
+    check(d.get("placement", {}).get("processes") == {"src": 0, "slow": 1, "snk": 1}, f"the report has the placement: {d}")
+    check(d.get("messages_crossed") == 200, f"200 messages crossed ranks: {d.get('messages_crossed')}")
+    # With one message of window, every batch holds one message, and the writer waits for each credit but
+    # (at most) the first: it never has two messages out.
+    check(d.get("batches") == 200, f"capacity 1: one message per batch: {d.get('batches')} batches")
+    check(d.get("credit_stalls", 0) >= 150, f"capacity 1 and a slow reader: the writer stalls: {d.get('credit_stalls')}")
+    ranks = {r["rank"]: r for r in d.get("per_rank", [])}
+    check(ranks.get(0, {}).get("messages_sent") == 200 and ranks.get(1, {}).get("messages_received") == 200,
+          f"per-rank counts: {ranks}")
+
+
+def case_deadlock(kpn_run, src):
+    path = os.path.join(src, "tests", "distributed", "deadlock-across.yaml")
+    with tempfile.TemporaryDirectory() as tmp:
+        stats = os.path.join(tmp, "stats.json")
+        started = time.monotonic()
+        p = run(mpirun(2, [kpn_run, path, "--distributed", "-q", "--stats-json", stats]))
+        took = time.monotonic() - started
+        check(p.returncode == 1, "a deadlock across two ranks: exit 1", p)
+        check(took < 20, f"a deadlock across two ranks: reported in {took:.1f} s")
+        for r in (0, 1):
+            check(f"rank {r}: stopped: deadlock across ranks" in p.stderr, f"rank {r} names the deadlock", p)
+        check("a reads 'b.out -> a.in'" in p.stderr and "b reads 'a.out -> b.in'" in p.stderr,
+              "the deadlock names each blocked process and its channel", p)
+        if os.path.exists(stats):
+            with open(stats) as f:
+                check(json.load(f).get("status") == "deadlock", "the report's status is deadlock")
+        else:
+            check(False, "a deadlock across two ranks: rank 0 writes the report")
+
+
+def main():
+    if len(sys.argv) < 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    kpn_run, src, case = sys.argv[1], sys.argv[2], sys.argv[3]
+    if case == "configs":
+        case_configs(kpn_run, src, int(sys.argv[4]))
+    elif case in ("errors", "broken", "failure", "window", "deadlock"):
+        globals()["case_" + case](kpn_run, src)
+    else:
+        print(f"unknown case {case}", file=sys.stderr)
+        return 2
+    for f in failures:
+        print("FAIL: " + f, file=sys.stderr)
+    if failures:
+        return 1
+    print(f"check_distributed {case}: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
