@@ -28,13 +28,16 @@ namespace kpn {
 
 // The bounded FIFO channel: at most capacity() messages wait in it (capacity grows only by Parks' rule).
 //
-// Direct hand-off (Go's send to a waiting receiver). A reader that parks in read() leaves the address of a
-// Handoff on its own stack in `handoff_`; a writer that finds the reader parked puts the value there
+// Direct hand-off (Go's send to a waiting receiver), where the run's policy allows it
+// (Scheduler::direct_handoff; not the Nornir paper's ws-cur and ws-last). A reader that parks in read()
+// leaves the address of a Handoff on its own stack in `handoff_`; a writer that finds the reader parked puts the value there
 // instead of in the buffer, takes the reader out of its slot and readies it, and the reader returns the
 // value without taking the lock again. Rules, all under core_.lock:
-// - `handoff_` is written by the reader each time it parks (its Handoff, or nullptr from the timed read)
-//   and is meaningful only while core_.reader_waiting is set: whoever else takes the reader out of its
-//   slot (close, a timer, the teardown) leaves it behind, and nobody reads it until the reader parks again;
+// - `handoff_` is written by the reader each time it parks in read() or read_until (its Handoff, or
+//   nullptr from the timed read) and cleared when read() wakes without a value, and it is meaningful only
+//   while core_.reader_waiting is set. Whoever else takes the reader out of its slot (close, the
+//   teardown) leaves it behind; a writer never reaches the hand-off then (the channel is closed, or the
+//   reader gone), and a reader parking in any other way (select) finds it null;
 // - a parked reader means an empty buffer (bounded_core.hpp), so a handed value never overtakes one in the
 //   buffer, and the writer that hands over never parks;
 // - the reader's stack frame outlives the hand-off: the reader is parked (off its stack, its frame
@@ -69,11 +72,12 @@ class Channel final : public TypedChannel<T> {
     std::unique_lock held(core_.lock);
     while (buffer_.empty()) {
       if (core_.closed) return std::nullopt;
-      handoff_ = &handed;
+      handoff_ = current_run_hands_off() ? &handed : nullptr;  // Scheduler::direct_handoff
       BusyWaitMutex& lock = *held.release();
       park(lock, core_.reader_waiting, *this, WaitDirection::Read);  // returns with the lock released
       if (handed.value) return take_handed(handed);
       held = std::unique_lock<BusyWaitMutex>(lock);
+      handoff_ = nullptr;  // woken without a value (closed): nothing may point at this frame any more
     }
     std::optional<T> value(buffer_.pop_front());
     if (trail_.on_read(current_worker_index())) ++core_.cross_worker_messages;

@@ -12,7 +12,10 @@ namespace {
 [[gnu::tls_model("initial-exec")]] thread_local Process* t_process = nullptr;
 [[gnu::tls_model("initial-exec")]] thread_local ProcessId t_process_id = 0;
 [[gnu::tls_model("initial-exec")]] thread_local const StopState* t_stop = nullptr;
+[[gnu::tls_model("initial-exec")]] thread_local bool t_hands_off = false;
 }  // namespace
+
+bool current_run_hands_off() noexcept { return t_hands_off; }
 
 ProcessId current_process_id() noexcept { return t_process_id; }
 // t_stop is set whenever t_process_id is (a process runs only on a worker or the teardown helper).
@@ -29,7 +32,8 @@ RunShared* current_run() noexcept { return t_run; }
 TraceBuffer* current_trace_buffer() noexcept { return t_worker != nullptr ? t_worker->trace() : nullptr; }
 
 namespace detail {
-void set_current_worker(Worker* w, int index, RunShared* run, const StopState* stop) noexcept {
+void set_current_worker(Worker* w, int index, RunShared* run, const StopState* stop, bool hands_off) noexcept {
+  t_hands_off = w != nullptr && hands_off;
   t_worker = w;
   t_worker_index = w != nullptr ? index : -1;
   t_run = w != nullptr ? run : nullptr;

@@ -29,6 +29,9 @@ struct RunShared;
 [[gnu::noinline]] KPN_EXPORT ProcessId current_process_id_unless_stopping() noexcept;
 // True when called from a process whose run is stopping.
 [[gnu::noinline]] KPN_EXPORT bool current_run_stopping() noexcept;
+// Whether the calling worker's run lets a channel hand a value straight to a parked reader
+// (Scheduler::direct_handoff); false outside a run's workers.
+[[gnu::noinline]] KPN_EXPORT bool current_run_hands_off() noexcept;
 
 class TraceBuffer;
 // The trace buffer of the worker this kernel thread runs, or nullptr (not a worker, or the run is not traced).
@@ -36,8 +39,8 @@ class TraceBuffer;
 
 namespace detail {
 // `index` is the worker's index among its run's workers, -1 for the teardown helper; `stop` is the run's
-// stop state (constant for a worker thread's whole loop).
-void set_current_worker(Worker* w, int index, RunShared* run, const StopState* stop) noexcept;
+// stop state (constant for a worker thread's whole loop); `hands_off` its policy's direct_handoff().
+void set_current_worker(Worker* w, int index, RunShared* run, const StopState* stop, bool hands_off) noexcept;
 // `id` is p's id (0 with a null p).
 void set_current_process(Process* p, ProcessId id) noexcept;
 }  // namespace detail

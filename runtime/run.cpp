@@ -173,14 +173,14 @@ void Run::unwind_remaining() {
   const AltSignalStack signal_stack;
   const StackPool::ThreadBinding stacks(shared_.stacks, -1);
   WorkerThread teardown(shared_, -1, -1);
-  detail::set_current_worker(&teardown.worker(), -1, &shared_, &shared_.stop);
+  detail::set_current_worker(&teardown.worker(), -1, &shared_, &shared_.stop, false);
   while (Process* p = shared_.table.any()) {
     // Owned by nobody now: every worker has left, so a queued or blocked process is the runtime's again.
     p->cancel_ = true;
     p->state_.store(ProcessState::Ready, std::memory_order_relaxed);
     teardown.run_process(*p);
   }
-  detail::set_current_worker(nullptr, -1, nullptr, nullptr);
+  detail::set_current_worker(nullptr, -1, nullptr, nullptr, false);
 }
 
 }  // namespace kpn

@@ -70,6 +70,11 @@ class KPN_EXPORT Scheduler {
   // through two hash maps) is a tenth of the start of a 100,000-process network, so the run builds it only
   // for a policy that answers true; the others get an empty graph.
   virtual bool wants_network() const noexcept { return false; }
+  // Whether a channel's writer may hand a value straight to a parked reader (channels/channel.hpp), the
+  // reader then returning without the lock. On by default; the Nornir paper's work stealing turns it off,
+  // because its runtime had no such path and the hand-off changes when a woken reader is ready to be
+  // stolen (the experiments reproduce that runtime).
+  virtual bool direct_handoff() const noexcept { return true; }
   // Place a new process. `spawner` is the worker whose running process spawned it, or nullptr for the
   // processes of the initial network.
   virtual void on_spawn(Process& p, Worker* spawner) = 0;

@@ -21,7 +21,7 @@ WorkerThread::WorkerThread(RunShared& run, int index, int pu)
 void WorkerThread::thread_main(const CpuTopology* topology) {
   const AltSignalStack signal_stack;  // for the stack-overflow report (fault_handler.hpp)
   const StackPool::ThreadBinding stacks(run_.stacks, worker_.index());
-  detail::set_current_worker(&worker_, worker_.index(), &run_, &run_.stop);
+  detail::set_current_worker(&worker_, worker_.index(), &run_, &run_.stop, run_.scheduler.direct_handoff());
   if (worker_.pu() >= 0 && topology != nullptr && !topology->pin_current_thread(worker_.pu())) {
     log().warn("worker {}: could not pin to processing unit {}; running unpinned", worker_.index(), worker_.pu());
   }
@@ -48,7 +48,7 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
   }
   if (idle) WorkerCounters::bump(counters.idle_ticks, cycle_clock::now() - last_tick_);
   // Processes still queued stay READY; the runtime unwinds them after every worker has left.
-  detail::set_current_worker(nullptr, -1, nullptr, nullptr);
+  detail::set_current_worker(nullptr, -1, nullptr, nullptr, false);
 }
 
 void WorkerThread::run_process(Process& p) {

@@ -40,6 +40,7 @@ class KPN_EXPORT WorkStealingScheduler final : public Scheduler {
   void on_yield(Process& p, Worker& w) override;
   Process* pick_next(Worker& w) override;
   void on_idle(Worker& w) override;
+  bool direct_handoff() const noexcept override { return false; }  // the paper's runtime, exactly
 
  private:
   struct alignas(64) Slot {
