@@ -95,6 +95,14 @@ class Channel final : public TypedChannel<T> {
     return value;
   }
 
+  SelectPoint select_point(bool writer_side) noexcept override {
+    return {&core_.lock, writer_side ? &core_.writer_waiting : &core_.reader_waiting};
+  }
+  bool select_ready(bool writer_side) const noexcept override {
+    if (writer_side) return buffer_.size() < core_.capacity() || core_.closed || core_.reader_gone;
+    return !buffer_.empty() || core_.closed;
+  }
+
   const std::string& name() const noexcept override { return core_.name(); }
   ChannelSnapshot snapshot() const override { return core_.snapshot([this] { return buffer_.size(); }); }
   void grow(std::size_t new_capacity) override { core_.grow(new_capacity); }

@@ -13,7 +13,7 @@ ProcessId current_process_id() noexcept {
 
 ProcessId current_process_id_unless_stopping() noexcept {
   const Process* self = current_process();
-  return self != nullptr && !self->stopping() ? self->id() : 0;
+  return self != nullptr && !self->must_unwind() ? self->id() : 0;
 }
 
 const std::string& current_process_name() noexcept {
@@ -30,6 +30,11 @@ bool current_run_stopping() noexcept {
 void register_with_current_run(std::shared_ptr<ChannelView> channel) {
   if (current_process() == nullptr) return;
   if (RunShared* run = current_run()) run->channels.add(std::move(channel));
+}
+
+bool current_must_unwind() noexcept {
+  const Process* self = current_process();
+  return self != nullptr && self->must_unwind();
 }
 
 WaiterInfo waiter_info(const Process* waiter) noexcept {

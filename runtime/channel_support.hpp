@@ -17,7 +17,7 @@ class Process;
 
 // The calling process's id, 0 outside a process.
 KPN_EXPORT ProcessId current_process_id() noexcept;
-// The same, but 0 also while the process's run is stopping: an endpoint's fast check fails then, and its
+// The same, but 0 also while the process's run is stopping or the process was cancelled: an endpoint's fast check fails then, and its
 // slow path unwinds the process (so a process that never blocks still stops at its next channel operation).
 KPN_EXPORT ProcessId current_process_id_unless_stopping() noexcept;
 // The calling process's name; "" outside a process.
@@ -25,6 +25,8 @@ KPN_EXPORT const std::string& current_process_name() noexcept;
 // True when called from a process whose run is stopping (endpoints destroyed then are unwinding, not
 // ending their streams).
 KPN_EXPORT bool current_run_stopping() noexcept;
+// True when called from a process that must unwind: its run is stopping, or it was cancelled (cancel.hpp).
+KPN_EXPORT bool current_must_unwind() noexcept;
 // Lists `channel` in the report of the run the calling process belongs to (no-op outside a process).
 KPN_EXPORT void register_with_current_run(std::shared_ptr<ChannelView> channel);
 

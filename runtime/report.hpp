@@ -27,6 +27,7 @@ struct ProcessReport {
   std::uint64_t switches = 0;          // times it was switched in
   int last_worker = -1;
   int home_worker = -1;                // where the policy wanted it last (gp), -1 for none
+  bool cancelled = false;              // it ended by being cancelled (kpn::cancel, Runtime::cancel)
 };
 
 struct ChannelReport {
@@ -61,6 +62,7 @@ struct KPN_EXPORT RunReport {
   double cross_worker_share = 0;           // cross_worker_messages / messages (0 without messages)
   std::uint64_t blocking_calls = 0;        // kpn::blocking calls run on the pool
   unsigned blocking_threads = 0;           // pool threads started for them (0 if none was made)
+  std::uint64_t processes_cancelled = 0;   // processes that ended by being cancelled (cancel.hpp)
   std::vector<std::pair<std::string, double>> scheduler_stats;  // the policy's own figures (Scheduler::stats)
   TopologyReport topology;
   std::vector<WorkerReport> workers;

@@ -124,6 +124,10 @@ void WorkerThread::after_switch(Process& p) {
     case SwitchReason::Park: {
       BusyWaitMutex* lock = p.release_after_switch_;
       p.release_after_switch_ = nullptr;
+      // A select's park holds several locks (multi_wait.hpp); their list is read before the first unlock.
+      BusyWaitMutex* const* many = p.release_many_;
+      const std::size_t many_count = p.release_many_count_;
+      p.release_many_ = nullptr;
       // The park count goes up before the state says BLOCKED (release), so the deadlock monitor, which
       // reads the state with acquire and then the count, can tell two parks apart. Only the worker that
       // owns the process writes it: a store of its own load, no locked instruction.
@@ -132,7 +136,13 @@ void WorkerThread::after_switch(Process& p) {
       const bool timed = p.waits_with_timer();
       p.transition(ProcessState::Running, ProcessState::Blocked);
       // Everything above must be written before the unlock: from here on a waker may own `p`.
-      lock->unlock();
+      if (many != nullptr) {
+        // `p` may be readied after the first unlock, but cannot leave its select before it has taken
+        // every one of these locks again, so the list outlives this loop.
+        for (std::size_t i = 0; i < many_count; ++i) many[i]->unlock();
+      } else {
+        lock->unlock();
+      }
       if (!timed) run_.quiescence.parked();
       return;
     }
