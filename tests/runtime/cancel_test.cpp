@@ -308,26 +308,29 @@ TEST_CASE("a consumer cancelled mid-stream loses no message it had read", "[runt
     kpn::Network net;
     constexpr std::size_t kCapacity = 4;
     auto [tx, rx] = net.channel<int>(kCapacity, "stream");
+    auto [progress_tx, progress_rx] = net.channel<int>(1, "progress");
     std::vector<int> consumed;  // written by the consumer only
-    std::atomic<long> count{0};
     long written = 0;           // written by the producer only
     net.process("producer", [&, tx = std::move(tx)]() mutable {
       try {
         for (int i = 0;; ++i) {
           tx.write(i);
           ++written;
+          // Producer and consumer could hand the one worker to each other forever under some policies;
+          // a yield now and then lets the canceller run.
+          if (i % 64 == 63) kpn::yield();
         }
       } catch (const kpn::BrokenChannel&) {
       }
     });
-    net.process("consumer", [&, rx = std::move(rx)]() mutable {
+    net.process("consumer", [&, rx = std::move(rx), progress = std::move(progress_tx)]() mutable {
       while (auto v = rx.read()) {
         consumed.push_back(*v);
-        count.fetch_add(1);
+        if (consumed.size() == 200) progress.write(0);  // then goes on reading: cancelled wherever it is
       }
     });
-    net.process("canceller", [&] {
-      while (count.load() < 200) kpn::yield();
+    net.process("canceller", [&, progress = std::move(progress_rx)]() mutable {
+      progress.read();
       kpn::cancel("consumer");
     });
     const kpn::RunReport r = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
