@@ -11,6 +11,9 @@
 // The waker can take the waiter only under the lock, and the lock is free only once the blocker is off
 // its stack, so a woken process is never still running, and no wake-up is lost: a waker either sees the
 // slot filled (and wakes) or ran before the blocker took the lock (and the blocker sees the condition true).
+// Two extensions keep this rule: a process may wait in several slots at once (kpn::nondeterministic::select,
+// multi_wait.hpp; the waker that takes it must also win its claim, claim_waiter), and a canceller takes a
+// parked process out of its slot like a waker (cancel.cpp; the process records its wait for it).
 
 #include <cstdint>
 #include <mutex>

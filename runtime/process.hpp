@@ -19,7 +19,9 @@
 // - BLOCKED -> READY: the one party that removed it from the channel's waiter slot under the channel
 //   lock. The slot is written under that lock and the worker releases the lock only after the switch
 //   (the "unlock after switch" handshake, blocking.hpp), so the waker never sees a process still on its
-//   own stack.
+//   own stack. A process parked in several slots at once (a select, multi_wait.hpp) is readied by the one
+//   party that wins its claim; a canceller (cancel.cpp) takes a parked process out of its slot the way a
+//   waker does, under the same lock, so it too is such a party and never a second owner.
 // Consequently exactly one party owns a process at any time, and a process never runs on two workers at
 // once (debug builds assert it with `on_cpu_`).
 //
