@@ -358,3 +358,19 @@ TEST_CASE("a process that cancels its own group unwinds when the call returns", 
   CHECK_FALSE(after);
   CHECK(r.processes_cancelled == 1);
 }
+
+TEST_CASE("a process cancelled before it first runs never starts its body", "[runtime][cancel]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    if (!kpn::test::in_declared_order(cfg)) continue;  // "first" must run before "late" starts
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    kpn::test::Census census;
+    bool started = false;
+    net.process("first", [] { kpn::cancel("late"); });
+    net.process("late", [&, probe = kpn::test::Tracked(census)] { started = true; });
+    const kpn::RunReport r = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    CHECK_FALSE(started);
+    CHECK(r.processes_cancelled == 1);
+    CHECK(census.alive() == 0);  // its captures were destroyed all the same
+  }
+}
