@@ -82,6 +82,7 @@ class KPN_EXPORT Runtime {
   // `process_name`, the process `id`, or every process of `group` (ProcessOptions::group). Callable from any
   // thread while run() runs, processes of the network included; returns how many it asked to unwind.
   // std::invalid_argument if the run never had such a process, std::logic_error if no network is running.
+  // Unlike interrupt() it takes locks, so it is not for signal handlers.
   std::size_t cancel(std::string_view process_name);
   std::size_t cancel(ProcessId id);
   std::size_t cancel_group(std::string_view group);
