@@ -74,7 +74,15 @@ class Channel final : public TypedChannel<T> {
       if (core_.closed) return std::nullopt;
       handoff_ = current_run_hands_off() ? &handed : nullptr;  // Scheduler::direct_handoff
       BusyWaitMutex& lock = *held.release();
-      park(lock, core_.reader_waiting, *this, WaitDirection::Read);  // returns with the lock released
+      try {
+        park(lock, core_.reader_waiting, *this, WaitDirection::Read);  // returns with the lock released
+      } catch (...) {
+        // Cancelled (the process, or the whole run) after a writer had handed the value over: the read
+        // completed before the cancellation, so the value is returned, not lost; the process unwinds at
+        // its next blocking point or channel operation.
+        if (handed.value) return take_handed(handed);
+        throw;
+      }
       if (handed.value) return take_handed(handed);
       held = std::unique_lock<BusyWaitMutex>(lock);
       handoff_ = nullptr;  // woken without a value (closed): nothing may point at this frame any more
@@ -123,6 +131,14 @@ class Channel final : public TypedChannel<T> {
     if (trail_.on_read(current_worker_index())) ++core_.cross_worker_messages;
     wake.take(core_.writer_waiting);
     return value;
+  }
+
+  SelectPoint select_point(bool writer_side) noexcept override {
+    return {&core_.lock, writer_side ? &core_.writer_waiting : &core_.reader_waiting};
+  }
+  bool select_ready(bool writer_side) const noexcept override {
+    if (writer_side) return buffer_.size() < core_.capacity() || core_.closed || core_.reader_gone;
+    return !buffer_.empty() || core_.closed;
   }
 
   const std::string& name() const noexcept override { return core_.name(); }

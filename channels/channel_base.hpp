@@ -15,6 +15,15 @@
 
 namespace kpn {
 
+class BusyWaitMutex;
+class Process;
+
+// Where a process waits on one end of a channel: the lock and the waiter slot it guards (select.hpp).
+struct SelectPoint {
+  BusyWaitMutex* lock = nullptr;  // nullptr: this channel kind cannot be selected on
+  Process** slot = nullptr;
+};
+
 class KPN_EXPORT ChannelBase : public ChannelView {
  public:
   virtual std::size_t capacity() const noexcept = 0;
@@ -31,6 +40,20 @@ class KPN_EXPORT ChannelBase : public ChannelView {
   // name), and cleared (id 0, name "") when an endpoint that was used is handed to another process.
   virtual void set_endpoint_names(std::string writer, std::string reader) = 0;
   virtual void record_endpoint_user(bool writer_side, ProcessId id, const std::string& name) noexcept = 0;
+
+  // For kpn::nondeterministic::select (select.hpp). A kind that does not override them cannot be selected
+  // on (select throws std::invalid_argument). select_ready is called with select_point's lock held: true
+  // when the end's blocking operation would return now. The read end is ready when a message waits or the
+  // stream has ended (read() then returns std::nullopt); the write end when there is room, or when a write
+  // would throw at once (closed, or the reader gone).
+  virtual SelectPoint select_point(bool writer_side) noexcept {
+    (void)writer_side;
+    return {};
+  }
+  virtual bool select_ready(bool writer_side) const noexcept {
+    (void)writer_side;
+    return false;
+  }
 };
 
 }  // namespace kpn

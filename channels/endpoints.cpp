@@ -20,7 +20,7 @@ void throw_empty_endpoint(bool writer_side) {
 }
 
 void EndpointOwner::check_slow(ChannelBase& ch, bool writer_side) {
-  if (current_run_stopping() && std::uncaught_exceptions() == 0) throw Cancelled{};
+  if (current_must_unwind() && std::uncaught_exceptions() == 0) throw Cancelled{};
   const ProcessId self = current_process_id();
   if (self != 0 && self == id_.load(std::memory_order_relaxed)) return;
   const std::string& channel = ch.name();

@@ -28,6 +28,13 @@
 
 namespace kpn {
 
+// One end of a channel that a select waits on (select.hpp): made by kpn::nondeterministic::readable and
+// writable, or an endpoint's select_case().
+struct SelectCase {
+  ChannelBase* channel = nullptr;
+  bool writer_side = false;
+};
+
 namespace detail {
 
 // The binding of an endpoint to the one process allowed to use it.
@@ -80,6 +87,10 @@ class KPN_EXPORT Endpoint {
   ~Endpoint() { release(); }
 
   explicit operator bool() const noexcept { return channel_ != nullptr; }
+
+  // This end as a case of kpn::nondeterministic::select (select.hpp), after the same checks as an
+  // operation on it (the calling process must be the one that uses it).
+  SelectCase select_case() { return SelectCase{&use(), kWriter}; }
   const std::string& channel_name() const noexcept { return channel_->name(); }
 
  protected:

@@ -10,6 +10,7 @@
 #include "runtime/scheduler.hpp"
 #include "runtime/this_process.hpp"
 #include "runtime/trace_recorder.hpp"
+#include "runtime/wait_record.hpp"
 #include "runtime/worker.hpp"
 
 namespace kpn {
@@ -18,11 +19,16 @@ void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirecti
   Process* self = current_process();
   assert(self != nullptr && "park() outside a process");
   assert(slot == nullptr && "a channel side has one waiter at most");
-  if (self->stopping()) {
+  if (self->must_unwind()) {
     lock.unlock();
     throw detail::Cancelled{};
   }
   slot = self;
+  if (!publish_wait(*self, lock, slot)) {  // cancelled meanwhile (cancel.cpp)
+    slot = nullptr;
+    lock.unlock();
+    throw detail::Cancelled{};
+  }
   self->wait_channel_.store(&channel, std::memory_order_relaxed);
   self->wait_direction_.store(direction, std::memory_order_relaxed);
   self->release_after_switch_ = &lock;
@@ -30,8 +36,10 @@ void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirecti
   // Back on a worker (maybe another one); the lock is not held. Whoever woke us cleared the slot. The
   // wait fields keep their stale values: nobody reads them unless the state says BLOCKED, and then they
   // are those of the current park.
-  if (self->cancel_) {
-    // Unwinding: nobody woke us, so we are still published in the slot.
+  clear_wait(*self);
+  if (self->cancel_ || self->cancel_requested()) {
+    // Unwinding: resumed by the teardown (nobody woke us, so we are still published in the slot), or
+    // readied by a canceller or a waker after a cancel request (a message that arrived stays unread).
     lock.lock();
     if (slot == self) slot = nullptr;
     lock.unlock();
@@ -63,6 +71,12 @@ void unblock(Process* p) {
   run.scheduler.on_unblock(*p, waker);
 }
 
+bool claim_waiter(Process* p) noexcept {
+  if (p->multi_wait_.load(std::memory_order_relaxed) == nullptr) return true;
+  bool expected = false;
+  return p->claimed_.compare_exchange_strong(expected, true, std::memory_order_acq_rel);
+}
+
 void yield_for_lock() {
   Process* self = current_process();
   self->switch_to_worker(SwitchReason::LockYield);
@@ -74,9 +88,9 @@ void yield() {
     std::this_thread::yield();
     return;
   }
-  if (self->stopping()) throw detail::Cancelled{};
+  if (self->must_unwind()) throw detail::Cancelled{};
   self->switch_to_worker(SwitchReason::Yield);
-  if (self->cancel_) throw detail::Cancelled{};
+  if (self->cancel_ || self->cancel_requested()) throw detail::Cancelled{};
 }
 
 bool in_process() noexcept { return current_process() != nullptr; }
@@ -91,7 +105,7 @@ Process& require_process(const char* what) {
 
 ProcessId spawn(std::string name, UniqueFunction<void()> body, ProcessOptions options) {
   const Process& self = require_process("kpn::spawn");
-  (void)self;
+  if (options.group.empty()) options.group = self.options().group;  // a helper belongs to its spawner's subnetwork
   // The calling worker's run is the process's run (a process runs only on its run's workers).
   return current_run()->spawn(std::move(name), std::move(body), options, current_worker());
 }

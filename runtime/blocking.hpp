@@ -11,6 +11,9 @@
 // The waker can take the waiter only under the lock, and the lock is free only once the blocker is off
 // its stack, so a woken process is never still running, and no wake-up is lost: a waker either sees the
 // slot filled (and wakes) or ran before the blocker took the lock (and the blocker sees the condition true).
+// Two extensions keep this rule: a process may wait in several slots at once (kpn::nondeterministic::select,
+// multi_wait.hpp; the waker that takes it must also win its claim, claim_waiter), and a canceller takes a
+// parked process out of its slot like a waker (cancel.cpp; the process records its wait for it).
 
 #include <cstdint>
 #include <mutex>
@@ -66,6 +69,11 @@ inline bool park_until(std::unique_lock<BusyWaitMutex>& held, Process*& slot, Ch
 // process is unwound where it sleeps.
 KPN_EXPORT void unblock(Process* p);
 
+// Called by whoever finds `p` in a waiter slot and takes it out, under the slot's lock: true if it is the
+// one to ready it. Always true unless `p` waits in several slots at once (kpn::nondeterministic::select,
+// multi_wait.hpp); then true for the first caller only, and the others just leave their slot empty.
+KPN_EXPORT bool claim_waiter(Process* p) noexcept;
+
 // The waiters a synchronisation object takes out of their slots under its lock, readied when the list is
 // destroyed. Declare it before the lock guard, so that it outlives the guard and readies its waiters only
 // once the lock is released (a channel operation wakes at most two: its counterpart and, rarely, a second).
@@ -80,8 +88,9 @@ class WakeList {
   // Takes the waiter out of `slot`, if any. The caller holds the lock that guards `slot`.
   void take(Process*& slot) noexcept {
     if (slot != nullptr && count_ < kMax) {
-      waiters_[count_++] = slot;
+      Process* p = slot;
       slot = nullptr;
+      if (claim_waiter(p)) waiters_[count_++] = p;
     }
   }
 

@@ -76,7 +76,8 @@ void park_for_call(BusyWaitMutex& lock, Process*& slot, BlockingPool& pool, Bloc
   // Readied by the pool thread, or resumed by the teardown once the call has ended (wait_idle): either
   // way the pool thread has emptied the slot and no longer touches the job.
   self->timed_.store(false, std::memory_order_relaxed);
-  if (self->cancel_) throw detail::Cancelled{};
+  // A cancel request made during the call takes effect now that it has returned (its result is dropped).
+  if (self->cancel_ || self->cancel_requested()) throw detail::Cancelled{};
 }
 
 namespace detail {
@@ -84,7 +85,7 @@ namespace detail {
 void run_blocking(void (*invoke)(void*) noexcept, void* context) {
   Process* self = current_process();
   assert(self != nullptr && "run_blocking() outside a process");
-  if (self->stopping()) throw Cancelled{};
+  if (self->must_unwind()) throw Cancelled{};
   CallJob job;
   job.run = &run_call;
   job.invoke = invoke;

@@ -17,6 +17,11 @@ void register_with_current_run(std::shared_ptr<ChannelView> channel) {
   if (RunShared* run = current_run()) run->channels.add(std::move(channel));
 }
 
+bool current_must_unwind() noexcept {
+  const Process* self = current_process();
+  return self != nullptr && self->must_unwind();
+}
+
 WaiterInfo waiter_info(const Process* waiter) noexcept {
   if (waiter == nullptr) return {};
   return {waiter->id(), waiter->park_count()};

@@ -19,6 +19,8 @@ class Process;
 // current_process_id(), current_process_id_unless_stopping() and current_run_stopping() are in current.hpp.
 // The calling process's name; "" outside a process.
 KPN_EXPORT const std::string& current_process_name() noexcept;
+// True when called from a process that must unwind: its run is stopping, or it was cancelled (cancel.hpp).
+KPN_EXPORT bool current_must_unwind() noexcept;
 // Lists `channel` in the report of the run the calling process belongs to (no-op outside a process).
 KPN_EXPORT void register_with_current_run(std::shared_ptr<ChannelView> channel);
 

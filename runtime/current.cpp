@@ -13,15 +13,17 @@ namespace {
 [[gnu::tls_model("initial-exec")]] thread_local ProcessId t_process_id = 0;
 [[gnu::tls_model("initial-exec")]] thread_local const StopState* t_stop = nullptr;
 [[gnu::tls_model("initial-exec")]] thread_local bool t_hands_off = false;
+[[gnu::tls_model("initial-exec")]] thread_local const std::atomic<bool>* t_cancel = nullptr;
 }  // namespace
 
 bool current_run_hands_off() noexcept { return t_hands_off; }
 
 ProcessId current_process_id() noexcept { return t_process_id; }
-// t_stop is set whenever t_process_id is (a process runs only on a worker or the teardown helper).
+// t_stop and t_cancel are set whenever t_process_id is (a process runs only on a worker or the teardown
+// helper). Acquire on the cancellation flag, as Process::cancel_requested reads it.
 ProcessId current_process_id_unless_stopping() noexcept {
   const ProcessId id = t_process_id;
-  return id != 0 && !t_stop->stopping() ? id : 0;
+  return id != 0 && !t_stop->stopping() && !t_cancel->load(std::memory_order_acquire) ? id : 0;
 }
 bool current_run_stopping() noexcept { return t_process_id != 0 && t_stop->stopping(); }
 
@@ -39,9 +41,10 @@ void set_current_worker(Worker* w, int index, RunShared* run, const StopState* s
   t_run = w != nullptr ? run : nullptr;
   t_stop = w != nullptr ? stop : nullptr;
 }
-void set_current_process(Process* p, ProcessId id) noexcept {
+void set_current_process(Process* p, ProcessId id, const std::atomic<bool>* cancel_requested) noexcept {
   t_process = p;
   t_process_id = p != nullptr ? id : 0;
+  t_cancel = p != nullptr ? cancel_requested : nullptr;
 }
 }  // namespace detail
 

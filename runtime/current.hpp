@@ -4,6 +4,8 @@
 // access could reuse the address it computed on the previous thread. They are hidden inside libkpn (no PLT
 // call from the library's own code).
 
+#include <atomic>
+
 #include "runtime/export.hpp"
 #include "runtime/process_id.hpp"
 
@@ -22,9 +24,10 @@ struct RunShared;
 [[gnu::noinline]] KPN_EXPORT int current_worker_index() noexcept;
 // The run whose worker this kernel thread is, or nullptr.
 [[gnu::noinline]] RunShared* current_run() noexcept;
-// The running process's id, 0 outside a process; and the same but 0 also while its run is stopping: an
-// endpoint's fast check fails then, and its slow path unwinds the process (so a process that never blocks
-// still stops at its next channel operation). One call and two thread-locals, no look into the process.
+// The running process's id, 0 outside a process; and the same but 0 also while the process must unwind (its
+// run is stopping, or it was cancelled: cancel.hpp): an endpoint's fast check fails then, and its slow path
+// unwinds the process (so a process that never blocks still stops at its next channel operation). One call
+// and thread-locals, no look into the process.
 [[gnu::noinline]] KPN_EXPORT ProcessId current_process_id() noexcept;
 [[gnu::noinline]] KPN_EXPORT ProcessId current_process_id_unless_stopping() noexcept;
 // True when called from a process whose run is stopping.
@@ -41,8 +44,8 @@ namespace detail {
 // `index` is the worker's index among its run's workers, -1 for the teardown helper; `stop` is the run's
 // stop state (constant for a worker thread's whole loop); `hands_off` its policy's direct_handoff().
 void set_current_worker(Worker* w, int index, RunShared* run, const StopState* stop, bool hands_off) noexcept;
-// `id` is p's id (0 with a null p).
-void set_current_process(Process* p, ProcessId id) noexcept;
+// `id` is p's id (0 with a null p), `cancel_requested` its cancellation flag (Process::cancel_requested).
+void set_current_process(Process* p, ProcessId id, const std::atomic<bool>* cancel_requested) noexcept;
 }  // namespace detail
 
 }  // namespace kpn

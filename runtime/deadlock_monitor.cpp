@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "runtime/log.hpp"
+#include "runtime/multi_wait.hpp"
 #include "runtime/process.hpp"
 #include "runtime/run_shared.hpp"
 #include "runtime/trace_recorder.hpp"
@@ -71,6 +72,19 @@ std::vector<BlockedProcess> DeadlockMonitor::collect_blocked(const std::vector<s
     // after the state's acquire, so it is this park's flag; a later park raises the count that
     // confirm_cycle compares.
     if (p.waits_with_timer()) return;
+    if (const MultiWait* multi = p.multi_wait()) {
+      // A select (multi_wait.hpp) waits on several channels and is blocked for good only if none of them
+      // can proceed, that is only if every one of its counterparts is blocked too. At quiescence that is
+      // so (nothing runs), and nothing can leave the select's frame, so it counts once per channel (Parks'
+      // rule may grow a full one it waits to write to). A local scan cannot read that frame safely while
+      // the network runs, so it leaves such a process out: a cycle through a select is then found only
+      // when the network is quiescent, and a select never makes a false local cycle (it is no member).
+      if (alive != nullptr) return;
+      for (const WaitSlot& s : multi->slots) {
+        blocked.push_back({p.id(), p.name(), s.channel, s.direction, {}, 0, {}, false, 0});
+      }
+      return;
+    }
     blocked.push_back({p.id(), p.name(), p.wait_channel(), p.wait_direction(), {}, 0, {}, false, 0});
   });
   if (alive != nullptr) {

@@ -23,6 +23,10 @@
 // one writer and one reader, bound to the processes recorded at its ends (handing an endpoint over clears
 // the record, which breaks the cycle in step 2). The cycle stays blocked forever, so acting on it is safe.
 //
+// A process in a select (multi_wait.hpp) is one entry per channel at quiescence, and left out of the local
+// scan (deadlock_monitor.cpp says why). A host thread that cancels processes (Run::cancel) holds the
+// analysis mutex while it wakes them, so the quiescent analysis never sees a process wake under it.
+//
 // The two paths never analyse at the same time (analysis_mutex_): a channel grown by the scan wakes a
 // writer, and a quiescence decision taken meanwhile would act on stale state; on_quiescent re-checks that
 // the count is still zero once it holds the mutex.
@@ -57,6 +61,8 @@ class DeadlockMonitor final : public QuiescenceListener {
   void stop_scanning();
 
   void on_quiescent() override;
+  // Holds off both analyses while a thread outside the network wakes processes (Run::cancel).
+  std::unique_lock<std::mutex> exclusive() { return std::unique_lock(analysis_mutex_); }
   // Artificial deadlocks resolved so far; read after the run.
   std::uint64_t resolved() const;
 

@@ -47,10 +47,13 @@ ctx::fiber Process::entry(ctx::fiber&& worker) {
   KPN_ASAN_FINISH_SWITCH(nullptr, &resumer_stack_bottom_, &resumer_stack_size_);
 #endif
   worker_ = std::move(worker);
-  if (!cancel_) {
+  if (cancel_requested()) {
+    cancelled_ = true;  // cancelled before it ever ran: the body does not start
+  } else if (!cancel_) {
     try {
       body_();
     } catch (const detail::Cancelled&) {
+      cancelled_ = cancel_requested();  // not when the whole run stopped
     } catch (const ProcessExit&) {
     } catch (...) {
       failure_ = std::current_exception();

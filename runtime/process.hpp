@@ -19,7 +19,9 @@
 // - BLOCKED -> READY: the one party that removed it from the channel's waiter slot under the channel
 //   lock. The slot is written under that lock and the worker releases the lock only after the switch
 //   (the "unlock after switch" handshake, blocking.hpp), so the waker never sees a process still on its
-//   own stack.
+//   own stack. A process parked in several slots at once (a select, multi_wait.hpp) is readied by the one
+//   party that wins its claim; a canceller (cancel.cpp) takes a parked process out of its slot the way a
+//   waker does, under the same lock, so it too is such a party and never a second owner.
 // Consequently exactly one party owns a process at any time, and a process never runs on two workers at
 // once (debug builds assert it with `on_cpu_`).
 //
@@ -49,6 +51,7 @@
 #include "runtime/process_id.hpp"
 #include "runtime/process_options.hpp"
 #include "runtime/process_state.hpp"
+#include "runtime/spin_lock.hpp"
 #include "runtime/stop_state.hpp"
 #include "runtime/timer_queue.hpp"
 #include "runtime/tsan.hpp"
@@ -58,6 +61,7 @@ namespace kpn {
 
 class StackPool;
 class BusyWaitMutex;
+struct MultiWait;
 class BlockingPool;
 struct BlockingJob;
 class Worker;
@@ -112,6 +116,13 @@ class KPN_EXPORT Process {
   std::uint64_t park_count() const noexcept { return parks_.load(std::memory_order_acquire); }
 
   bool stopping() const noexcept { return stop_.stopping(); }
+  // kpn::cancel asked this process to unwind (cancel.hpp). Only ever goes from false to true.
+  bool cancel_requested() const noexcept { return cancel_requested_.load(std::memory_order_acquire); }
+  // What every blocking point asks: unwind now (the run stops, or this process was cancelled)?
+  bool must_unwind() const noexcept { return stopping() || cancel_requested(); }
+  // The several channels a process in kpn::select waits on (multi_wait.hpp), or nullptr when it waits on
+  // one thing or none. Read by the deadlock monitor after an acquire of the state, like wait_channel().
+  const MultiWait* multi_wait() const noexcept { return multi_wait_.load(std::memory_order_relaxed); }
 
   // True while the process is in a timed wait (a sleep, a channel wait with a deadline): its timer will
   // ready it, so it is neither idle for quiescence nor part of a deadlock (quiescence.hpp). Also true
@@ -129,6 +140,12 @@ class KPN_EXPORT Process {
   friend void fire_due_timers(RunShared&);
   friend void park_sleeping(std::int64_t);
   friend void park_for_call(BusyWaitMutex&, Process*&, BlockingPool&, BlockingJob&);
+  friend bool park_any(MultiWait&, std::int64_t);
+  friend bool claim_waiter(Process*) noexcept;
+  friend bool publish_wait(Process&, BusyWaitMutex&, Process*&) noexcept;
+  friend void clear_wait(Process&) noexcept;
+  friend bool take_for_cancel(Process&, Process*&) noexcept;
+  friend std::size_t cancel_where(RunShared&, const void*, bool (*)(const void*, const Process&));
   friend void unblock(Process*);
   friend void trace_wake(RunShared&, Process&, Worker*);
   friend void yield();
@@ -205,6 +222,31 @@ class KPN_EXPORT Process {
   BusyWaitMutex* release_after_switch_ = nullptr;
   // Set by the runtime (while it owns the suspended process) to unwind it when the network stops.
   bool cancel_ = false;
+
+  // Cancellation of this process alone (cancel.hpp has the protocol). The request is a flag any thread
+  // may raise; the rest is the process's current wait, so that a canceller can take it out of its waiter
+  // slot the way a waker would: `park_lock_` and `park_slot_` are set by the process (holding the park
+  // lock) before it publishes itself in the slot and cleared once it runs again, both under `wait_guard_`;
+  // a canceller reads them under `wait_guard_`, which keeps the lock they point to alive (the process
+  // cannot leave its wait, and so cannot drop the channel, while the guard is held).
+  std::atomic<bool> cancel_requested_{false};
+  SpinLock wait_guard_;
+  BusyWaitMutex* park_lock_ = nullptr;  // guarded by wait_guard_
+  Process** park_slot_ = nullptr;       // guarded by wait_guard_
+  // The process ended by unwinding for a cancel request (counted in the report). Written on its stack,
+  // read by the worker that retires it.
+  bool cancelled_ = false;
+
+  // kpn::select (multi_wait.hpp): the wait in progress, set before the process publishes itself in several
+  // slots and cleared after it has taken itself out of all of them; `claimed_` decides which of the wakers
+  // that find it in a slot readies it (the first compare-exchange wins). Both are reset by the process
+  // while it holds every lock of the wait, and read by wakers under one of them.
+  std::atomic<const MultiWait*> multi_wait_{nullptr};
+  std::atomic<bool> claimed_{false};
+  // The locks a multi-slot park releases after the switch (instead of release_after_switch_); they live
+  // in the select's frame, which lasts until the process has taken every one of them again.
+  BusyWaitMutex* const* release_many_ = nullptr;
+  std::size_t release_many_count_ = 0;
   std::exception_ptr failure_;
 #if defined(KPN_DEBUG_CHECKS)
   std::atomic<bool> on_cpu_{false};

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "runtime/config.hpp"
 
@@ -18,6 +19,9 @@ struct ProcessOptions {
   // config::kMaxPriority (0 to 7); anything else is refused with std::invalid_argument. Other policies
   // ignore it.
   int priority = config::kDefaultPriority;
+  // The group the process belongs to, for cancelling a subnetwork at once (kpn::cancel_group,
+  // Runtime::cancel_group; cancel.hpp); "" for none. A process spawned with no group joins its spawner's.
+  std::string group = {};
 };
 
 }  // namespace kpn

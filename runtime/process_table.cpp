@@ -18,7 +18,18 @@ void ProcessTable::retire(Process& p, int home) {
   if (p.table_prev_ != nullptr) p.table_prev_->table_next_ = p.table_next_;
   else head_ = p.table_next_;
   if (p.table_next_ != nullptr) p.table_next_->table_prev_ = p.table_prev_;
-  finished_.push_back(Finished{p.id(), p.name(), p.cpu_ticks(), p.switches(), p.last_worker(), home});
+  finished_.push_back(Finished{p.id(), p.name(), p.cpu_ticks(), p.switches(), p.last_worker(), home, p.cancelled_});
+}
+
+bool ProcessTable::had_name(std::string_view name) const {
+  std::lock_guard g(mutex_);
+  for (const Process* p = head_; p != nullptr; p = p->table_next_) {
+    if (p->name() == name) return true;
+  }
+  for (const Finished& f : finished_) {
+    if (f.name == name) return true;
+  }
+  return false;
 }
 
 Process* ProcessTable::any() {
@@ -44,7 +55,7 @@ std::vector<ProcessReport> ProcessTable::finished_reports(double ticks_per_s) co
   for (const auto& [id, i] : order) {
     const Finished& f = finished_[i];
     out.push_back(ProcessReport{f.id, f.name, static_cast<double>(f.cpu_ticks) / ticks_per_s, f.switches,
-                                f.last_worker, f.home_worker});
+                                f.last_worker, f.home_worker, f.cancelled});
   }
   return out;
 }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/process_id.hpp"
@@ -29,6 +30,8 @@ class ProcessTable {
   Process* any();
   // Calls `visit` for every unfinished process, newest first, with the lock held.
   void for_each(const std::function<void(Process&)>& visit);
+  // Whether a process named `name` is unfinished or has finished in this run (cancel.cpp's unknown names).
+  bool had_name(std::string_view name) const;
   // Reports of the finished processes, in id order. `ticks_per_s` converts CPU time.
   std::vector<ProcessReport> finished_reports(double ticks_per_s) const;
 
@@ -40,6 +43,7 @@ class ProcessTable {
     std::uint64_t switches;
     int last_worker;
     int home_worker;
+    bool cancelled;
   };
   mutable std::mutex mutex_;  // guards everything below
   Process* head_ = nullptr;

@@ -49,8 +49,8 @@ std::string RunReport::to_json(bool details, const std::vector<std::pair<std::st
                    context_switches, steal_attempts, steals, steal_attempts_per_s);
   s += fmt::format("\"deadlocks_resolved\":{},\"cross_worker_messages\":{},\"cross_worker_share\":{:.6g},",
                    deadlocks_resolved, cross_worker_messages, cross_worker_share);
-  s += fmt::format("\"blocking_calls\":{},\"blocking_threads\":{},\"stacks_mapped\":{},", blocking_calls,
-                   blocking_threads, stacks_mapped);
+  s += fmt::format("\"blocking_calls\":{},\"blocking_threads\":{},\"stacks_mapped\":{},\"processes_cancelled\":{},",
+                   blocking_calls, blocking_threads, stacks_mapped, processes_cancelled);
   if (!trace_file.empty()) {
     s += fmt::format("\"trace\":{{\"file\":{},\"events\":{},\"dropped_events\":{},\"error\":{}}},", json_string(trace_file),
                      trace_events, trace_dropped, trace_error.empty() ? "null" : json_string(trace_error));
@@ -76,8 +76,9 @@ std::string RunReport::to_json(bool details, const std::vector<std::pair<std::st
     s += ",\"process_details\":[";
     for (std::size_t i = 0; i < process_details.size(); ++i) {
       const auto& p = process_details[i];
-      s += fmt::format("{}{{\"id\":{},\"name\":{},\"cpu_s\":{:.9g},\"switches\":{},\"last_worker\":{},\"home_worker\":{}}}",
-                       i ? "," : "", p.id, json_string(p.name), p.cpu_s, p.switches, p.last_worker, p.home_worker);
+      s += fmt::format(
+          "{}{{\"id\":{},\"name\":{},\"cpu_s\":{:.9g},\"switches\":{},\"last_worker\":{},\"home_worker\":{},\"cancelled\":{}}}",
+          i ? "," : "", p.id, json_string(p.name), p.cpu_s, p.switches, p.last_worker, p.home_worker, p.cancelled);
     }
     s += "],\"channels\":[";
     for (std::size_t i = 0; i < channels.size(); ++i) {
@@ -97,6 +98,7 @@ std::string RunReport::summary() const {
   s += fmt::format("topology: {} packages, {} NUMA nodes, {} cores, {} PUs; pin {}, worker PUs [{}]\n", topology.packages,
                    topology.numa_nodes, topology.cores, topology.pus, topology.pin, fmt::join(topology.worker_pus, " "));
   if (deadlocks_resolved != 0) s += fmt::format("artificial deadlocks resolved: {}\n", deadlocks_resolved);
+  if (processes_cancelled != 0) s += fmt::format("cancelled processes: {}\n", processes_cancelled);
   if (blocking_calls != 0) {
     s += fmt::format("blocking calls: {} on {} pool thread{}\n", blocking_calls, blocking_threads, blocking_threads == 1 ? "" : "s");
   }

@@ -27,6 +27,7 @@ struct ProcessReport {
   std::uint64_t switches = 0;          // times it was switched in
   int last_worker = -1;
   int home_worker = -1;                // where the policy wanted it last (gp), -1 for none
+  bool cancelled = false;              // it ended by being cancelled (kpn::cancel, Runtime::cancel)
 };
 
 struct ChannelReport {
@@ -65,6 +66,7 @@ struct KPN_EXPORT RunReport {
   // (a process takes its stack when it first runs, so this is at most the processes that ran at once,
   // rounded up to the pool's slabs).
   std::uint64_t stacks_mapped = 0;
+  std::uint64_t processes_cancelled = 0;   // processes that ended by being cancelled (cancel.hpp)
   std::vector<std::pair<std::string, double>> scheduler_stats;  // the policy's own figures (Scheduler::stats)
   TopologyReport topology;
   std::vector<WorkerReport> workers;

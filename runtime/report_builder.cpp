@@ -26,6 +26,7 @@ RunReport build_report(RunShared& run, std::span<Worker* const> workers, double 
     r.workers.push_back(wr);
   }
   r.process_details = run.table.finished_reports(ticks_per_s);
+  for (const ProcessReport& p : r.process_details) r.processes_cancelled += p.cancelled ? 1 : 0;
   for (const auto& c : run.channels.list()) {
     ChannelSnapshot s = c->snapshot();
     r.channels.push_back(ChannelReport{std::move(s.name), s.capacity, s.messages, s.cross_worker_messages});

@@ -12,6 +12,7 @@
 #include "runtime/fault_handler.hpp"
 #include "runtime/process.hpp"
 #include "runtime/report_builder.hpp"
+#include "runtime/wait_record.hpp"
 #include "runtime/worker_thread.hpp"
 
 namespace kpn {
@@ -167,6 +168,15 @@ void Run::add_channel_edges(ProcessGraph& g) {
     if (from >= g.vertices.size() || to >= g.vertices.size() || from == to) continue;
     g.edges.push_back({from, to, s.messages});
   }
+}
+
+std::size_t Run::cancel(int kind, std::string_view text, ProcessId id, const char* what) {
+  // From a process of this run, the canceller is active, so the network is not quiescent meanwhile. From
+  // any other thread, waking a process must not race with the global analysis, which relies on nothing
+  // waking while nothing runs (deadlock_monitor.hpp).
+  if (current_run() == &shared_ && current_process() != nullptr) return detail::cancel_in_run(shared_, kind, text, id, what);
+  auto exclusive = monitor_.exclusive();
+  return detail::cancel_in_run(shared_, kind, text, id, what);
 }
 
 void Run::unwind_remaining() {

@@ -43,6 +43,8 @@ class Run final : public SchedulerContext {
   void set_blocking_threads(unsigned n) noexcept { shared_.blocking.set_max_threads(n); }
   // Stops the run from outside; async-signal-safe.
   void interrupt() noexcept { shared_.stop.interrupt(); }
+  // Runtime::cancel from any thread (cancel.hpp); `kind` as detail::cancel_in_run's.
+  std::size_t cancel(int kind, std::string_view text, ProcessId id, const char* what);
 
   std::span<Worker* const> workers() const noexcept override { return workers_; }
   const CpuTopology* topology() const noexcept override { return topology_; }

@@ -5,7 +5,10 @@
 // creating a process and retiring one. The run (run.hpp) owns it and the worker threads.
 
 #include <atomic>
+#include <mutex>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 
 #include "runtime/blocking_pool.hpp"
 #include "runtime/busy_wait_mutex.hpp"
@@ -36,6 +39,9 @@ struct RunShared {
   RunShared(const RunShared&) = delete;
   RunShared& operator=(const RunShared&) = delete;
 
+  // Whether a process of `group` was ever created in this run (cancel.cpp's unknown groups).
+  bool had_group(std::string_view group) const;
+
   // Creates a process and hands it to the policy. `spawner` is the worker of the spawning process, or
   // nullptr for the initial network. Returns the new id (the process itself may have finished and be gone
   // by the time this returns).
@@ -61,6 +67,10 @@ struct RunShared {
   // The threads of kpn::blocking calls (blocking_call.hpp); none until the first call. Last, so that it is
   // destroyed (its idle threads joined) first; by then no call is in flight (Run::execute waits for them).
   BlockingPool blocking{config::kBlockingThreads};
+
+ private:
+  mutable std::mutex groups_mutex_;          // guards groups_
+  std::unordered_set<std::string> groups_;   // every ProcessOptions::group a process of the run had
 };
 
 }  // namespace kpn

@@ -70,6 +70,29 @@ void Runtime::interrupt() noexcept {
   interrupters_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
+template <class F>
+std::size_t Runtime::with_run(const char* what, F f) {
+  // Counted in as interrupt() is, so that run() does not destroy the run under us.
+  interrupters_.fetch_add(1, std::memory_order_seq_cst);
+  struct Out {
+    std::atomic<int>& n;
+    ~Out() { n.fetch_sub(1, std::memory_order_seq_cst); }
+  } out{interrupters_};
+  Run* run = current_run_.load(std::memory_order_seq_cst);
+  if (run == nullptr) throw std::logic_error(fmt::format("{}: no network is running", what));
+  return f(*run);
+}
+
+std::size_t Runtime::cancel(std::string_view process_name) {
+  return with_run("Runtime::cancel", [&](Run& r) { return r.cancel(0, process_name, 0, "Runtime::cancel"); });
+}
+std::size_t Runtime::cancel(ProcessId id) {
+  return with_run("Runtime::cancel", [&](Run& r) { return r.cancel(1, {}, id, "Runtime::cancel"); });
+}
+std::size_t Runtime::cancel_group(std::string_view group) {
+  return with_run("Runtime::cancel_group", [&](Run& r) { return r.cancel(2, group, 0, "Runtime::cancel_group"); });
+}
+
 RunReport Runtime::run(NetworkSpec& network) {
   if (running_) throw std::logic_error("Runtime::run: this runtime is already running a network");
   running_ = true;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/config.hpp"
@@ -78,11 +79,23 @@ class KPN_EXPORT Runtime {
   // and stores only), so a SIGINT handler may call it.
   void interrupt() noexcept;
 
+  // Cancels processes of the running network (cancel.hpp): every unfinished process named
+  // `process_name`, the process `id`, or every process of `group` (ProcessOptions::group). Callable from any
+  // thread while run() runs, processes of the network included; returns how many it asked to unwind.
+  // std::invalid_argument if the run never had such a process, std::logic_error if no network is running.
+  // Unlike interrupt() it takes locks, so it is not for signal handlers.
+  std::size_t cancel(std::string_view process_name);
+  std::size_t cancel(ProcessId id);
+  std::size_t cancel_group(std::string_view group);
+
   unsigned cpus() const noexcept { return static_cast<unsigned>(pus_.size()); }
   const std::string& scheduler_name() const noexcept { return scheduler_name_; }
 
  private:
   void place_workers(const RuntimeOptions& options);
+  // Calls `f(run)` on the published run, kept alive meanwhile as interrupt() keeps it; std::logic_error if none.
+  template <class F>
+  std::size_t with_run(const char* what, F f);
 
   std::unique_ptr<CpuTopology> topology_;
   std::unique_ptr<Scheduler> scheduler_;

@@ -8,6 +8,7 @@
 #include "runtime/process.hpp"
 #include "runtime/run_shared.hpp"
 #include "runtime/this_process.hpp"
+#include "runtime/wait_record.hpp"
 
 namespace kpn {
 
@@ -16,7 +17,7 @@ bool park_until(BusyWaitMutex& lock, Process*& slot, ChannelView* channel, WaitD
   Process* self = current_process();
   assert(self != nullptr && "park_until() outside a process");
   assert(slot == nullptr && "a waiter slot has one waiter at most");
-  if (self->stopping()) {
+  if (self->must_unwind()) {
     lock.unlock();
     throw detail::Cancelled{};
   }
@@ -41,13 +42,22 @@ bool park_until(BusyWaitMutex& lock, Process*& slot, ChannelView* channel, WaitD
   self->wait_channel_.store(channel, std::memory_order_relaxed);
   self->wait_direction_.store(direction, std::memory_order_relaxed);
   slot = self;
+  if (!publish_wait(*self, lock, slot)) {  // cancelled meanwhile (cancel.cpp)
+    slot = nullptr;
+    run.timers.remove(node);
+    self->timed_.store(false, std::memory_order_relaxed);
+    lock.unlock();
+    throw detail::Cancelled{};
+  }
   if (earliest) run.idle.timer_added(deadline_ns);
   self->release_after_switch_ = &lock;
   self->switch_to_worker(SwitchReason::Park);
-  // Readied by the firer, by a waker, or resumed by the teardown. After this, no firer looks at the node.
+  // Readied by the firer, by a waker or a canceller, or resumed by the teardown. After this, no firer
+  // looks at the node.
+  clear_wait(*self);
   run.timers.remove(node);
   self->timed_.store(false, std::memory_order_relaxed);
-  if (self->cancel_) {
+  if (self->cancel_ || self->cancel_requested()) {
     lock.lock();
     if (slot == self) slot = nullptr;
     lock.unlock();
@@ -73,8 +83,11 @@ void fire_due_timers(RunShared& run) {
     Process* p = n.process;
     if (*n.slot == p) {
       *n.slot = nullptr;
-      p->timed_out_ = true;
-      fired[count++] = p;
+      // A select's timer competes with its channels' wakers for the claim (multi_wait.hpp).
+      if (claim_waiter(p)) {
+        p->timed_out_ = true;
+        fired[count++] = p;
+      }
     }
     // Otherwise a waker took it first and readies it; the node just goes.
     n.park_lock->unlock();

@@ -17,7 +17,7 @@ namespace kpn::detail {
 void sleep_until_ns(std::int64_t deadline_ns) {
   Process* self = current_process();
   if (self == nullptr) throw std::logic_error("kpn::sleep_for / kpn::sleep_until may only be called from a kpn process");
-  if (self->stopping()) throw Cancelled{};
+  if (self->must_unwind()) throw Cancelled{};
   if (deadline_ns <= steady_ns()) {
     yield();
     return;

@@ -64,7 +64,7 @@ void WorkerThread::run_process(Process& p) {
   if (worker_.index() >= 0) p.last_worker_ = worker_.index();
   ++p.switches_;
   WorkerCounters::bump(worker_.counters().context_switches);
-  detail::set_current_process(&p, p.id());
+  detail::set_current_process(&p, p.id(), &p.cancel_requested_);
 #if defined(KPN_TSAN)
   p.resumer_tsan_fiber_ = KPN_TSAN_CURRENT_FIBER();
   KPN_TSAN_SWITCH_TO(p.tsan_fiber_);
@@ -88,7 +88,7 @@ void WorkerThread::run_process(Process& p) {
   // A process that yields or parks announces the switch itself; an exiting one cannot (process.cpp).
   if (p.reason_ == SwitchReason::Exit) KPN_TSAN_SWITCH_TO(p.resumer_tsan_fiber_);
 #endif
-  detail::set_current_process(nullptr, 0);
+  detail::set_current_process(nullptr, 0, nullptr);
   p.cpu_ticks_.store(p.cpu_ticks_.load(std::memory_order_relaxed) + ran, std::memory_order_relaxed);
   WorkerCounters::bump(worker_.counters().busy_ticks, ran);
   if (trace != nullptr) [[unlikely]] trace_run(*trace, p, trace_start, static_cast<std::int64_t>(now));
@@ -136,9 +136,9 @@ bool WorkerThread::start(Process& p) {
 // this (or a worker of a stopping run, see start), so closing an endpoint changes no channel.
 void WorkerThread::discard_unstarted(Process& p) {
   p.transition(ProcessState::Ready, ProcessState::Running);
-  detail::set_current_process(&p, p.id());
+  detail::set_current_process(&p, p.id(), &p.cancel_requested_);
   p.body_ = nullptr;
-  detail::set_current_process(nullptr, 0);
+  detail::set_current_process(nullptr, 0, nullptr);
   p.reason_ = SwitchReason::Exit;
   after_switch(p);
 }
@@ -158,6 +158,10 @@ void WorkerThread::after_switch(Process& p) {
     case SwitchReason::Park: {
       BusyWaitMutex* lock = p.release_after_switch_;
       p.release_after_switch_ = nullptr;
+      // A select's park holds several locks (multi_wait.hpp); their list is read before the first unlock.
+      BusyWaitMutex* const* many = p.release_many_;
+      const std::size_t many_count = p.release_many_count_;
+      p.release_many_ = nullptr;
       // The park count goes up before the state says BLOCKED (release), so the deadlock monitor, which
       // reads the state with acquire and then the count, can tell two parks apart. Only the worker that
       // owns the process writes it: a store of its own load, no locked instruction.
@@ -166,7 +170,13 @@ void WorkerThread::after_switch(Process& p) {
       const bool timed = p.waits_with_timer();
       p.transition(ProcessState::Running, ProcessState::Blocked);
       // Everything above must be written before the unlock: from here on a waker may own `p`.
-      lock->unlock();
+      if (many != nullptr) {
+        // `p` may be readied after the first unlock, but cannot leave its select before it has taken
+        // every one of these locks again, so the list outlives this loop.
+        for (std::size_t i = 0; i < many_count; ++i) many[i]->unlock();
+      } else {
+        lock->unlock();
+      }
       if (!timed) run_.quiescence.parked();
       return;
     }

@@ -12,6 +12,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -146,4 +147,31 @@ TEST_CASE("a program linked against libkpn lists and makes the built-in policies
     CAPTURE(info.name);
     CHECK(kpn::make_scheduler(info.name)->name() == info.name);
   }
+}
+
+TEST_CASE("a program linked against libkpn selects over channels and cancels processes", "[public-api]") {
+  kpn::Network net;
+  auto [a_tx, a_rx] = net.channel<int>(1, "a");
+  auto [b_tx, b_rx] = net.channel<int>(1, "b");
+  auto [stuck_tx, stuck_rx] = net.channel<int>(1, "never");
+  std::size_t chosen = 99;
+  std::optional<std::size_t> timed_out{0};
+  std::size_t cancelled = 0;
+  net.process("stuck", [rx = std::move(stuck_rx)]() mutable { rx.read(); }, kpn::ProcessOptions{.group = "g"});
+  net.process("selector", [&, a = std::move(a_rx), b = std::move(b_rx), keep = std::move(a_tx),
+                           never = std::move(stuck_tx)]() mutable {
+    using namespace kpn::nondeterministic;
+    chosen = select({readable(a), readable(b)});
+    b.read();
+    timed_out = select_for({readable(a)}, 1ms);
+    cancelled = kpn::cancel_group("g");
+  });
+  net.process("writer", [b = std::move(b_tx)]() mutable { b.write(1); });
+  kpn::Runtime rt({.cpus = 2});
+  const kpn::RunReport report = rt.run(net);
+  CHECK(chosen == 1);
+  CHECK_FALSE(timed_out.has_value());
+  CHECK(cancelled == 1);
+  CHECK(report.processes_cancelled == 1);
+  CHECK_THROWS_AS(rt.cancel("stuck"), std::logic_error);
 }

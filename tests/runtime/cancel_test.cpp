@@ -1,0 +1,376 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <kpn.hpp>
+
+#include "runtime/tracked.hpp"
+#include "support.hpp"
+
+// Cancelling one process, a group, from inside the network and from the host (runtime/cancel.hpp).
+
+using namespace std::chrono_literals;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const kpn::ProcessReport* find_process(const kpn::RunReport& r, const std::string& name) {
+  auto it = std::find_if(r.process_details.begin(), r.process_details.end(), [&](const auto& p) { return p.name == name; });
+  return it == r.process_details.end() ? nullptr : &*it;
+}
+
+// Yields until `flag` is set: the other process has reached the point the test needs (no sleeping).
+void wait_for(const std::atomic<bool>& flag) {
+  while (!flag.load()) kpn::yield();
+}
+
+}  // namespace
+
+TEST_CASE("a cancelled parked process unwinds, its destructors run and its reader sees the end of the stream",
+          "[runtime][cancel]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    kpn::test::Census census;
+    auto [in_tx, in_rx] = net.channel<int>(1, "in");
+    auto [out_tx, out_rx] = net.channel<int>(1, "out");
+    std::atomic<bool> started{false};
+    long alive_at_end_of_stream = -1;
+    bool end_of_stream = false;
+    net.process("stuck", [&, in = std::move(in_rx), out = std::move(out_tx)]() mutable {
+      kpn::test::Tracked on_stack(census);
+      started = true;
+      in.read();  // nobody writes: parked until cancelled
+      out.write(1);
+    });
+    net.process("controller", [&, in = std::move(in_tx), out = std::move(out_rx)]() mutable {
+      wait_for(started);
+      CHECK(kpn::cancel("stuck") == 1);
+      end_of_stream = !out.read().has_value();
+      alive_at_end_of_stream = census.alive();
+    });
+    const kpn::RunReport r = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    CHECK(end_of_stream);
+    CHECK(alive_at_end_of_stream == 0);  // unwound on its own stack before its channels closed
+    CHECK(r.processes_cancelled == 1);
+    const auto* stuck = find_process(r, "stuck");
+    REQUIRE(stuck != nullptr);
+    CHECK(stuck->cancelled);
+    CHECK_FALSE(find_process(r, "controller")->cancelled);
+    CHECK_THAT(r.to_json(true), Contains("\"processes_cancelled\":1") && Contains("\"cancelled\":true"));
+  }
+}
+
+TEST_CASE("a cancelled computing process stops at its next yield or channel operation", "[runtime][cancel]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    for (bool by_channel : {false, true}) {
+      // A process that never yields keeps its worker: on one worker nobody else could run to cancel it.
+      if (by_channel && cfg.cpus == 1) continue;
+      CAPTURE(cfg.scheduler, cfg.cpus, by_channel);
+      kpn::Network net;
+      auto [tx, rx] = net.channel<int>(1, "never");
+      std::atomic<bool> started{false};
+      std::atomic<long> rounds{0};
+      std::atomic<bool> unexpected{false};
+      net.process("spinner", [&, rx = std::move(rx)]() mutable {
+        started = true;
+        for (;;) {
+          rounds.fetch_add(1);
+          if (by_channel) {
+            // Never parks; Closed once the controller has gone (it may go before this process notices).
+            if (rx.try_read().has_value()) unexpected = true;
+          } else {
+            kpn::yield();
+          }
+        }
+      });
+      net.process("controller", [&, tx = std::move(tx)]() mutable {
+        wait_for(started);
+        kpn::cancel("spinner");
+      });
+      const kpn::RunReport r = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+      CHECK(r.processes_cancelled == 1);
+      CHECK(rounds.load() >= 1);
+      CHECK_FALSE(unexpected.load());
+    }
+  }
+}
+
+TEST_CASE("cancelling a group unwinds its processes and their spawned helpers while the rest goes on",
+          "[runtime][cancel]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    std::atomic<int> started{0};
+    std::vector<kpn::Writer<int>> feeds;
+    for (int i = 0; i < 3; ++i) {
+      auto [tx, rx] = net.channel<int>(1, "feed-" + std::to_string(i));
+      auto [htx, hrx] = net.channel<int>(1, "helper-feed-" + std::to_string(i));
+      feeds.push_back(std::move(tx));
+      feeds.push_back(std::move(htx));
+      net.process("member-" + std::to_string(i),
+                  [&, rx = std::move(rx), hrx = std::move(hrx)]() mutable {
+                    // The helper joins its spawner's group.
+                    kpn::spawn("helper", [&, hrx = std::move(hrx)]() mutable {
+                      started.fetch_add(1);
+                      hrx.read();
+                    });
+                    started.fetch_add(1);
+                    rx.read();
+                  },
+                  kpn::ProcessOptions{.group = "workers"});
+    }
+    auto [a_tx, a_rx] = net.channel<int>(1, "bystander-channel");
+    long sum = 0;
+    net.process("bystander-producer", [tx = std::move(a_tx)]() mutable {
+      for (int i = 1; i <= 100; ++i) tx.write(i);
+    });
+    net.process("bystander-consumer", [&, rx = std::move(a_rx)]() mutable {
+      while (auto v = rx.read()) sum += *v;
+    });
+    std::size_t cancelled = 0;
+    net.process("controller", [&, feeds = std::move(feeds)]() mutable {
+      while (started.load() < 6) kpn::yield();
+      cancelled = kpn::cancel_group("workers");
+    });
+    const kpn::RunReport r = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    CHECK(cancelled == 6);
+    CHECK(r.processes_cancelled == 6);
+    CHECK(sum == 5050);
+    CHECK_FALSE(find_process(r, "bystander-consumer")->cancelled);
+  }
+}
+
+TEST_CASE("a host thread cancels a process while the network runs", "[runtime][cancel]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    kpn::test::Census census;
+    auto [tx, rx] = net.channel<int>(1, "never");
+    std::atomic<bool> started{false};
+    std::promise<void> host_done;
+    std::shared_future<void> done = host_done.get_future().share();
+    net.process("stuck", [&, rx = std::move(rx)]() mutable {
+      kpn::test::Tracked on_stack(census);
+      started = true;
+      rx.read();
+    });
+    // Keeps the run from being quiescent (a blocking call counts as active) until the host is done.
+    net.process("holder", [&, tx = std::move(tx)]() mutable { kpn::blocking([&] { done.wait(); }); });
+    kpn::Runtime rt({.cpus = cfg.cpus, .scheduler = cfg.scheduler});
+    std::size_t cancelled = 0;
+    std::thread host([&] {
+      while (!started.load()) std::this_thread::yield();
+      cancelled = rt.cancel("stuck");
+      host_done.set_value();
+    });
+    const kpn::RunReport r = rt.run(net);
+    host.join();
+    CHECK(cancelled == 1);
+    CHECK(r.processes_cancelled == 1);
+    CHECK(census.alive() == 0);
+  }
+}
+
+TEST_CASE("a host thread cancels a sleeping process by its group", "[runtime][cancel]") {
+  kpn::Network net;
+  std::atomic<bool> started{false};
+  net.process("sleeper", [&] {
+    started = true;
+    kpn::sleep_for(1h);
+  }, kpn::ProcessOptions{.group = "timers"});
+  kpn::Runtime rt({.cpus = 2});
+  std::thread host([&] {
+    while (!started.load()) std::this_thread::yield();
+    rt.cancel_group("timers");
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const kpn::RunReport r = rt.run(net);
+  host.join();
+  CHECK(r.processes_cancelled == 1);
+  CHECK(std::chrono::steady_clock::now() - t0 < 1min);
+}
+
+TEST_CASE("cancelling a process that waits in a select wakes it", "[runtime][cancel][select]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    auto [a_tx, a_rx] = net.channel<int>(1, "a");
+    auto [b_tx, b_rx] = net.channel<int>(1, "b");
+    auto [done_tx, done_rx] = net.channel<int>(1, "done");
+    std::atomic<bool> started{false};
+    bool timed_select = false;
+    net.process("selector", [&, a = std::move(a_rx), b = std::move(b_rx), done = std::move(done_tx)]() mutable {
+      started = true;
+      using namespace kpn::nondeterministic;
+      select({readable(a), readable(b)});
+      timed_select = true;
+      select_for({readable(a), readable(b)}, 1h);
+    });
+    net.process("controller", [&, a = std::move(a_tx), b = std::move(b_tx), done = std::move(done_rx)]() mutable {
+      wait_for(started);
+      kpn::cancel("selector");
+      // a and b stay open (this process holds their writers) until the selector is gone: only the
+      // cancellation can end its select.
+      CHECK_FALSE(done.read().has_value());
+    });
+    const kpn::RunReport r = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    CHECK(r.processes_cancelled == 1);
+    CHECK_FALSE(timed_select);
+  }
+}
+
+TEST_CASE("cancelling a process in a blocking call takes effect when the call returns", "[runtime][cancel]") {
+  kpn::Network net;
+  std::atomic<bool> in_call{false};
+  std::atomic<bool> release{false};
+  bool after_call = false;
+  net.process("caller", [&] {
+    kpn::blocking([&] {
+      in_call = true;
+      while (!release.load()) std::this_thread::yield();
+    });
+    after_call = true;  // not reached: the call returns into the unwinding
+  });
+  net.process("controller", [&] {
+    wait_for(in_call);
+    kpn::cancel("caller");
+    release = true;
+  });
+  const kpn::RunReport r = kpn::Runtime({.cpus = 2}).run(net);
+  CHECK(r.processes_cancelled == 1);
+  CHECK_FALSE(after_call);
+}
+
+TEST_CASE("cancelling an unknown process is an error naming it", "[runtime][cancel]") {
+  kpn::Network net;
+  std::string by_name, by_group, by_id;
+  std::size_t finished = 99;
+  net.process("early", [] {});
+  net.process("asker", [&] {
+    try { kpn::cancel("nobody"); } catch (const std::invalid_argument& e) { by_name = e.what(); }
+    try { kpn::cancel_group("no-group"); } catch (const std::invalid_argument& e) { by_group = e.what(); }
+    try { kpn::cancel(kpn::ProcessId{1'000'000}); } catch (const std::invalid_argument& e) { by_id = e.what(); }
+    while (kpn::cancel("early") != 0) kpn::yield();  // finished, not unknown: 0, no error
+    finished = 0;
+  });
+  kpn::Runtime rt({.cpus = 2});
+  rt.run(net);
+  CHECK_THAT(by_name, Contains("kpn::cancel") && Contains("'nobody'"));
+  CHECK_THAT(by_group, Contains("'no-group'"));
+  CHECK_THAT(by_id, Contains("1000000"));
+  CHECK(finished == 0);
+  CHECK_THROWS_AS(rt.cancel("asker"), std::logic_error);  // no network is running
+  CHECK_THROWS_AS(kpn::cancel("asker"), std::logic_error);  // not from a process
+}
+
+TEST_CASE("the neighbours of a cancelled process see the end of the stream and a broken channel", "[runtime][cancel]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    auto [up_tx, up_rx] = net.channel<int>(2, "up");
+    auto [down_tx, down_rx] = net.channel<int>(2, "down");
+    bool broken = false;
+    bool end_of_stream = false;
+    net.process("upstream", [&, tx = std::move(up_tx)]() mutable {
+      for (int i = 0; i < 5; ++i) tx.write(i);
+      kpn::cancel("middle");
+      try {
+        for (int i = 5;; ++i) tx.write(i);
+      } catch (const kpn::BrokenChannel&) {
+        broken = true;
+      }
+    });
+    net.process("middle", [in = std::move(up_rx), out = std::move(down_tx)]() mutable {
+      while (auto v = in.read()) out.write(*v);
+    });
+    net.process("downstream", [&, rx = std::move(down_rx)]() mutable {
+      while (rx.read()) {
+      }
+      end_of_stream = true;
+    });
+    const kpn::RunReport r = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    CHECK(broken);
+    CHECK(end_of_stream);
+    CHECK(r.processes_cancelled == 1);
+  }
+}
+
+TEST_CASE("a consumer cancelled mid-stream loses no message it had read", "[runtime][cancel]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    constexpr std::size_t kCapacity = 4;
+    auto [tx, rx] = net.channel<int>(kCapacity, "stream");
+    auto [progress_tx, progress_rx] = net.channel<int>(1, "progress");
+    std::vector<int> consumed;  // written by the consumer only
+    long written = 0;           // written by the producer only
+    net.process("producer", [&, tx = std::move(tx)]() mutable {
+      try {
+        for (int i = 0;; ++i) {
+          tx.write(i);
+          ++written;
+          // Producer and consumer could hand the one worker to each other forever under some policies;
+          // a yield now and then lets the canceller run.
+          if (i % 64 == 63) kpn::yield();
+        }
+      } catch (const kpn::BrokenChannel&) {
+      }
+    });
+    net.process("consumer", [&, rx = std::move(rx), progress = std::move(progress_tx)]() mutable {
+      while (auto v = rx.read()) {
+        consumed.push_back(*v);
+        if (consumed.size() == 200) progress.write(0);  // then goes on reading: cancelled wherever it is
+      }
+    });
+    net.process("canceller", [&, progress = std::move(progress_rx)]() mutable {
+      progress.read();
+      kpn::cancel("consumer");
+    });
+    const kpn::RunReport r = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    CHECK(r.processes_cancelled == 1);
+    REQUIRE(consumed.size() >= 200);
+    // Every message read is there, in order, none skipped; what was written but not read was still in
+    // the channel when the consumer went (at most its capacity).
+    bool in_order = true;
+    for (std::size_t i = 0; i < consumed.size(); ++i) in_order = in_order && consumed[i] == static_cast<int>(i);
+    CHECK(in_order);
+    CHECK(written >= static_cast<long>(consumed.size()));
+    CHECK(written - static_cast<long>(consumed.size()) <= static_cast<long>(kCapacity));
+  }
+}
+
+TEST_CASE("a process that cancels its own group unwinds when the call returns", "[runtime][cancel]") {
+  kpn::Network net;
+  bool after = false;
+  net.process("self", [&] {
+    kpn::cancel_group("me");
+    after = true;
+  }, kpn::ProcessOptions{.group = "me"});
+  const kpn::RunReport r = kpn::Runtime({.cpus = 1}).run(net);
+  CHECK_FALSE(after);
+  CHECK(r.processes_cancelled == 1);
+}
+
+TEST_CASE("a process cancelled before it first runs never starts its body", "[runtime][cancel]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    if (!kpn::test::in_declared_order(cfg)) continue;  // "first" must run before "late" starts
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    kpn::test::Census census;
+    bool started = false;
+    net.process("first", [] { kpn::cancel("late"); });
+    net.process("late", [&, probe = kpn::test::Tracked(census)] { started = true; });
+    const kpn::RunReport r = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    CHECK_FALSE(started);
+    CHECK(r.processes_cancelled == 1);
+    CHECK(census.alive() == 0);  // its captures were destroyed all the same
+  }
+}
