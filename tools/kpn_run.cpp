@@ -103,6 +103,27 @@ class SignalForwarder {
   std::thread thread_;
 };
 
+// While it lives, SIGINT and SIGTERM stop `rt`'s run (the forwarder is started before the handlers, so a
+// signal finds it waiting); afterwards they are back to their defaults.
+class StopSignals {
+ public:
+  explicit StopSignals(kpn::Runtime& rt) : forwarder_(rt) {
+    g_runtime.store(&rt);
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
+  }
+  ~StopSignals() {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    g_runtime.store(nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  SignalForwarder forwarder_;
+};
+
 constexpr int kExitOk = 0;
 constexpr int kExitRunFailed = 1;
 constexpr int kExitBadInput = 2;
@@ -422,17 +443,7 @@ int run(const Options& opt) {
                         .trace_sample_ms = opt.trace_sample_ms,
                         .blocking_threads = opt.blocking_threads},
                        std::move(scheduler));
-  g_runtime.store(&runtime);
-  SignalForwarder forwarder(runtime);  // before the handlers: a signal must find it waiting
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
-  struct Restore {
-    ~Restore() {
-      std::signal(SIGINT, SIG_DFL);
-      std::signal(SIGTERM, SIG_DFL);
-      g_runtime.store(nullptr);
-    }
-  } restore;
+  const StopSignals stop_signals(runtime);
   // Results and the report are written after the run; a failure to write them is reported with the
   // run's own outcome, and makes the exit status 1.
   auto finish_run = [&](const kpn::RunReport& report, const char* status, const std::string& error, int code) {
@@ -596,17 +607,7 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
 
   comm.on_remote_failure([&runtime] { runtime->interrupt(); });
   comm.set_watch(part->watch.get());
-  g_runtime.store(&*runtime);
-  SignalForwarder forwarder(*runtime);
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
-  struct Restore {
-    ~Restore() {
-      std::signal(SIGINT, SIG_DFL);
-      std::signal(SIGTERM, SIG_DFL);
-      g_runtime.store(nullptr);
-    }
-  } restore;
+  const StopSignals stop_signals(*runtime);
 
   comm.start();
   const auto started = std::chrono::steady_clock::now();
