@@ -2,11 +2,11 @@
 // it (PooledStack, stack_pool.hpp).
 #include "runtime/stack_pool.hpp"
 
+#include "runtime/asan.hpp"  // first: it decides KPN_ASAN from the compiler's own flags
+
 #if defined(KPN_ASAN)
 #include <sanitizer/asan_interface.h>
 #endif
-
-#include "runtime/asan.hpp"
 
 namespace kpn {
 
