@@ -455,7 +455,10 @@ void Comm::drain_at_end() {
     return false;
   };
   while (missing() || !pending_.empty()) {
-    const bool progress = receive_arrived() | test_sends();
+    // Both, whatever the first found: receiving and completing sends are independent progress.
+    const bool arrived = receive_arrived();
+    const bool sent = test_sends();
+    const bool progress = arrived || sent;
     if (!progress) std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
 }
