@@ -124,6 +124,18 @@ class StopSignals {
   SignalForwarder forwarder_;
 };
 
+// The network's results, a line each on stdout; the first write error (errno, 0: none) goes to `error`,
+// reported after the run.
+kpn::ResultSink stdout_results(std::atomic<int>& error) {
+  return kpn::ResultSink([&error](std::string_view line) {
+    errno = 0;
+    const bool written = std::fwrite(line.data(), 1, line.size(), stdout) == line.size() && std::fputc('\n', stdout) != EOF &&
+                         std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+    int none = 0;
+    if (!written) error.compare_exchange_strong(none, errno != 0 ? errno : EIO);
+  });
+}
+
 constexpr int kExitOk = 0;
 constexpr int kExitRunFailed = 1;
 constexpr int kExitBadInput = 2;
@@ -424,13 +436,7 @@ int run(const Options& opt) {
 
   // The first error writing the network's results to stdout (0: none), reported after the run.
   std::atomic<int> results_error{0};
-  kpn::ResultSink results([&results_error](std::string_view line) {
-    errno = 0;
-    const bool written = std::fwrite(line.data(), 1, line.size(), stdout) == line.size() && std::fputc('\n', stdout) != EOF &&
-                         std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
-    int none = 0;
-    if (!written) results_error.compare_exchange_strong(none, errno != 0 ? errno : EIO);
-  });
+  kpn::ResultSink results = stdout_results(results_error);
   kpn::Network network = kpn::build_network(resolved, results);
   // --pin was checked against the names when parsed.
   const kpn::PinMode pin = kpn::parse_pin_mode(opt.pin).value_or(kpn::PinMode::cores);
@@ -580,13 +586,7 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
   if (rank == 0 && !opt.quiet) std::cerr << d::placement_summary(*resolved, placement, ranks);
 
   std::atomic<int> results_error{0};
-  kpn::ResultSink results([&results_error](std::string_view line) {
-    errno = 0;
-    const bool written = std::fwrite(line.data(), 1, line.size(), stdout) == line.size() && std::fputc('\n', stdout) != EOF &&
-                         std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
-    int none = 0;
-    if (!written) results_error.compare_exchange_strong(none, errno != 0 ? errno : EIO);
-  });
+  kpn::ResultSink results = stdout_results(results_error);
   d::Comm comm(rank, ranks);  // collective (a communicator of its own)
   std::optional<d::RankNetwork> part;
   std::optional<kpn::Runtime> runtime;
