@@ -24,7 +24,8 @@ void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirecti
     throw detail::Cancelled{};
   }
   slot = self;
-  if (!publish_wait(*self, lock, slot)) {  // cancelled meanwhile (cancel.cpp)
+  const WaitSite site{&lock, &slot};
+  if (!self->wait_record_.publish(site, self->cancel_requested_)) {  // cancelled meanwhile (cancel.cpp)
     slot = nullptr;
     lock.unlock();
     throw detail::Cancelled{};
@@ -36,7 +37,7 @@ void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirecti
   // Back on a worker (maybe another one); the lock is not held. Whoever woke us cleared the slot. The
   // wait fields keep their stale values: nobody reads them unless the state says BLOCKED, and then they
   // are those of the current park.
-  clear_wait(*self);
+  self->wait_record_.clear();
   if (self->cancel_ || self->cancel_requested()) {
     // Unwinding: resumed by the teardown (nobody woke us, so we are still published in the slot), or
     // readied by a canceller or a waker after a cancel request (a message that arrived stays unread).
@@ -72,9 +73,9 @@ void unblock(Process* p) {
 }
 
 bool claim_waiter(Process* p) noexcept {
-  if (p->multi_wait_.load(std::memory_order_relaxed) == nullptr) return true;
+  if (p->select_.wait.load(std::memory_order_relaxed) == nullptr) return true;
   bool expected = false;
-  return p->claimed_.compare_exchange_strong(expected, true, std::memory_order_acq_rel);
+  return p->select_.claimed.compare_exchange_strong(expected, true, std::memory_order_acq_rel);
 }
 
 void yield_for_lock() {

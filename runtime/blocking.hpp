@@ -13,7 +13,7 @@
 // slot filled (and wakes) or ran before the blocker took the lock (and the blocker sees the condition true).
 // Two extensions keep this rule: a process may wait in several slots at once (kpn::nondeterministic::select,
 // multi_wait.hpp; the waker that takes it must also win its claim, claim_waiter), and a canceller takes a
-// parked process out of its slot like a waker (cancel.cpp; the process records its wait for it).
+// parked process out of its slot like a waker (cancel.cpp; the process records its wait for it, wait_record.hpp).
 
 #include <cstdint>
 #include <mutex>

@@ -1,29 +1,19 @@
 #include "runtime/cancel.hpp"
 
-// The protocol of cancelling one process, beside blocking.hpp's park handshake:
+// Cancelling: raise the flags, then take every matching parked process out of its waiter slot the way a
+// waker would and ready it (wait_record.hpp has the protocol with the parking process). A process in
+// kpn::blocking has no wait record: it is readied by its pool thread and reads the flag then. A process
+// that is running or queued reads the flag at its next blocking point.
 //
-//   canceller:  raises p's request flag -> under p's wait_guard_, reads p's wait record (park lock, slot)
-//               -> if there is one, try_locks the park lock; if p is still in the slot, takes it out (and,
-//               for a select, wins the claim, multi_wait.hpp) -> releases both -> unblock(p);
-//   process p:  holding its park lock, publishes itself in the slot -> records the wait under wait_guard_
-//               (publish_wait) -> reads the flag: raised -> clears the record, leaves the slot, unwinds;
-//               otherwise switches out; once it runs again, clears the record (clear_wait) first, then
-//               reads the flag: raised -> unwinds.
-// No wake-up is lost: either the canceller's look at the record comes after p made it (it then finds p in
-// the slot, or finds that a waker took it first, and that waker readies it), or it comes before, and then
-// p's read of the flag after its record (ordered by wait_guard_) sees it raised. The canceller only
-// try_locks the park lock (p holds it until it is off its stack, and the order park lock -> wait_guard_ is
-// the process's): on failure it drops the guard, yields and looks again. The record points into a channel
-// that p keeps alive while it waits; the guard keeps p in its wait (clear_wait needs it), so the canceller
-// never follows a stale pointer. p itself is kept alive by the process table's lock, taken again (and the
-// process found again by id) at each look, since a process may finish between two looks.
-//
-// A process in kpn::blocking has no record: it is readied by its pool thread and reads the flag then. A
-// process that is running or queued reads the flag at its next blocking point.
+// Processes are kept alive by the process table's lock, held from the begin of their inspection to its
+// end; one heavy fence serves every process inspected in one hold. A look that finds the park lock busy
+// (the process is still switching out, or leaving its wait) is tried again after a yield, with the
+// process found again by id, since it may finish in between.
 //
 // From the host, cancelling also takes the deadlock monitor's analysis lock (run.cpp): the global analysis
 // relies on nothing waking while the network is quiescent, which a host thread could otherwise break.
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -31,7 +21,10 @@
 
 #include <fmt/format.h>
 
+#include "runtime/asymmetric_fence.hpp"
+#include "runtime/blocking.hpp"
 #include "runtime/busy_wait_mutex.hpp"
+#include "runtime/cancel_run.hpp"
 #include "runtime/cancelled.hpp"
 #include "runtime/current.hpp"
 #include "runtime/multi_wait.hpp"
@@ -42,56 +35,23 @@
 
 namespace kpn {
 
-bool publish_wait(Process& self, BusyWaitMutex& lock, Process*& slot) noexcept {
-  self.wait_guard_.lock();
-  self.park_lock_ = &lock;
-  self.park_slot_ = &slot;
-  self.wait_guard_.unlock();
-  if (!self.cancel_requested()) return true;
-  clear_wait(self);
-  return false;
-}
-
-void clear_wait(Process& self) noexcept {
-  self.wait_guard_.lock();
-  self.park_lock_ = nullptr;
-  self.park_slot_ = nullptr;
-  self.wait_guard_.unlock();
-}
-
-bool take_for_cancel(Process& p, Process*& take) noexcept {
-  bool done = true;
-  p.wait_guard_.lock();
-  BusyWaitMutex* lock = p.park_lock_;
-  if (lock != nullptr) {
-    if (!lock->try_lock()) {
-      done = false;
-    } else {
-      Process*& slot = *p.park_slot_;
-      if (slot == &p) {
-        slot = nullptr;
-        if (claim_waiter(&p)) take = &p;
-      }
-      lock->unlock();
-    }
-  }
-  p.wait_guard_.unlock();
-  return done;
-}
-
 namespace {
 
 enum class Look { Done, Retry };
 
-// One look at the process `id` (see the protocol above). Sets `take` when this canceller took it out of
-// its slot and must ready it.
-Look try_take(RunShared& run, ProcessId id, Process*& take) {
-  Look result = Look::Done;
-  run.table.for_each([&](Process& p) {
-    if (p.id() != id) return;
-    if (!take_for_cancel(p, take)) result = Look::Retry;
-  });
-  return result;
+// One look at `p`, inside its inspection (after the heavy fence). Sets `take` when this canceller took it
+// out of its slot and must ready it.
+Look look_at(Process& p, const WaitRecord& record, Process*& take) noexcept {
+  const WaitSite* site = record.site();
+  if (site == nullptr) return Look::Done;
+  if (!site->lock->try_lock()) return Look::Retry;
+  Process*& slot = *site->slot;
+  if (slot == &p) {
+    slot = nullptr;
+    if (claim_waiter(&p)) take = &p;
+  }
+  site->lock->unlock();
+  return Look::Done;
 }
 
 void pause_before_retry() {
@@ -105,19 +65,42 @@ void pause_before_retry() {
 }  // namespace
 
 std::size_t cancel_where(RunShared& run, const void* context, bool (*match)(const void*, const Process&)) {
-  std::vector<ProcessId> targets;
+  std::vector<ProcessId> pending;
   run.table.for_each([&](Process& p) {
     if (!match(context, p)) return;
     p.cancel_requested_.store(true, std::memory_order_release);
-    targets.push_back(p.id());
+    pending.push_back(p.id());
   });
-  for (ProcessId id : targets) {
-    Process* take = nullptr;
-    while (try_take(run, id, take) == Look::Retry) pause_before_retry();
+  const std::size_t matched = pending.size();
+  std::sort(pending.begin(), pending.end());
+  std::vector<Process*> inspected;
+  std::vector<Process*> taken;
+  while (!pending.empty()) {
+    inspected.clear();
+    taken.clear();
+    std::vector<ProcessId> retry;
+    run.table.for_each(
+        [&](Process& p) {
+          if (!std::binary_search(pending.begin(), pending.end(), p.id())) return;
+          p.wait_record_.begin_inspection();
+          inspected.push_back(&p);
+        },
+        [&] {
+          asymmetric_fence_heavy();  // orders the flags raised above and every begin before the reads
+          for (Process* p : inspected) {
+            Process* take = nullptr;
+            if (look_at(*p, p->wait_record_, take) == Look::Retry) retry.push_back(p->id());
+            p->wait_record_.end_inspection();
+            if (take != nullptr) taken.push_back(take);
+          }
+        });
     // Taken out of its slot: this canceller owns it, as a waker would, and it cannot finish meanwhile.
-    if (take != nullptr) unblock(take);
+    for (Process* p : taken) unblock(p);
+    std::sort(retry.begin(), retry.end());
+    pending = std::move(retry);
+    if (!pending.empty()) pause_before_retry();
   }
-  return targets.size();
+  return matched;
 }
 
 namespace {

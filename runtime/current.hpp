@@ -4,8 +4,6 @@
 // access could reuse the address it computed on the previous thread. They are hidden inside libkpn (no PLT
 // call from the library's own code).
 
-#include <atomic>
-
 #include "runtime/export.hpp"
 #include "runtime/process_id.hpp"
 
@@ -13,7 +11,6 @@ namespace kpn {
 
 class Process;
 class Worker;
-class StopState;
 struct RunShared;
 
 // The worker this kernel thread runs, or nullptr outside the runtime.
@@ -26,8 +23,7 @@ struct RunShared;
 [[gnu::noinline]] RunShared* current_run() noexcept;
 // The running process's id, 0 outside a process; and the same but 0 also while the process must unwind (its
 // run is stopping, or it was cancelled: cancel.hpp): an endpoint's fast check fails then, and its slow path
-// unwinds the process (so a process that never blocks still stops at its next channel operation). One call
-// and thread-locals, no look into the process.
+// unwinds the process (so a process that never blocks still stops at its next channel operation). One call.
 [[gnu::noinline]] KPN_EXPORT ProcessId current_process_id() noexcept;
 [[gnu::noinline]] KPN_EXPORT ProcessId current_process_id_unless_stopping() noexcept;
 // True when called from a process whose run is stopping.
@@ -41,11 +37,11 @@ class TraceBuffer;
 [[gnu::noinline]] KPN_EXPORT TraceBuffer* current_trace_buffer() noexcept;
 
 namespace detail {
-// `index` is the worker's index among its run's workers, -1 for the teardown helper; `stop` is the run's
-// stop state (constant for a worker thread's whole loop); `hands_off` its policy's direct_handoff().
-void set_current_worker(Worker* w, int index, RunShared* run, const StopState* stop, bool hands_off) noexcept;
-// `id` is p's id (0 with a null p), `cancel_requested` its cancellation flag (Process::cancel_requested).
-void set_current_process(Process* p, ProcessId id, const std::atomic<bool>* cancel_requested) noexcept;
+// `index` is the worker's index among its run's workers, -1 for the teardown helper; `hands_off` its
+// policy's direct_handoff().
+void set_current_worker(Worker* w, int index, RunShared* run, bool hands_off) noexcept;
+// The process the calling worker switches to, or nullptr once it is back.
+void set_current_process(Process* p) noexcept;
 }  // namespace detail
 
 }  // namespace kpn

@@ -76,8 +76,8 @@ bool park_any(MultiWait& wait, std::int64_t deadline_ns) {
     }
   }
   // Every lock is held: no waker can look at the claim or the slots until the worker releases them.
-  self->claimed_.store(false, std::memory_order_relaxed);
-  self->multi_wait_.store(&wait, std::memory_order_relaxed);
+  self->select_.claimed.store(false, std::memory_order_relaxed);
+  self->select_.wait.store(&wait, std::memory_order_relaxed);
   self->timed_out_ = false;
   self->timed_.store(timed, std::memory_order_relaxed);
   self->wait_channel_.store(nullptr, std::memory_order_relaxed);
@@ -88,27 +88,29 @@ bool park_any(MultiWait& wait, std::int64_t deadline_ns) {
   }
   if (timed) self->sleep_slot_ = self;
   // A canceller wakes the process through its first slot, as a waker of that channel would.
-  if (!publish_wait(*self, *wait.slots.front().lock, *wait.slots.front().slot)) {
+  const WaitSite site{wait.slots.front().lock, wait.slots.front().slot};
+  if (!self->wait_record_.publish(site, self->cancel_requested_)) {
     leave_slots(self, wait, timed, self->sleep_slot_);
-    self->multi_wait_.store(nullptr, std::memory_order_relaxed);
+    self->select_.wait.store(nullptr, std::memory_order_relaxed);
     if (timed) run.timers.remove(node);
     self->timed_.store(false, std::memory_order_relaxed);
     unlock_all(wait.locks);
     throw detail::Cancelled{};
   }
   if (earliest) run.idle.timer_added(deadline_ns);
-  self->release_many_ = wait.locks.data();
-  self->release_many_count_ = wait.locks.size();
+  self->release_after_switch_ = nullptr;  // the worker releases the list below instead
+  self->select_.release_many = wait.locks.data();
+  self->select_.release_many_count = wait.locks.size();
   self->switch_to_worker(SwitchReason::Park);
   // Readied by the one waker that won the claim, or resumed by the teardown.
-  clear_wait(*self);
+  self->wait_record_.clear();
   if (timed) run.timers.remove(node);
   self->timed_.store(false, std::memory_order_relaxed);
   // Waits, if need be, for the worker to release the last lock of the park; then no waker is left in any
   // slot, and losers of the claim find the slots empty.
   lock_all(wait.locks);
   leave_slots(self, wait, timed, self->sleep_slot_);
-  self->multi_wait_.store(nullptr, std::memory_order_relaxed);
+  self->select_.wait.store(nullptr, std::memory_order_relaxed);
   unlock_all(wait.locks);
   if (self->cancel_ || self->cancel_requested()) throw detail::Cancelled{};
   return self->timed_out_;

@@ -9,7 +9,7 @@
 //   its worker, after the switch:  BLOCKED, then releases the locks one by one;
 //   a waker (channel, timer firer or canceller), holding one lock: finds the process in that lock's slot,
 //                                takes it out, and readies it only if it wins the claim (claim_waiter: the
-//                                first compare-exchange of Process::claimed_ wins); a loser just leaves the
+//                                first compare-exchange of SelectState::claimed wins); a loser just leaves the
 //                                slot empty, the winner readies the process;
 //   the process, once it runs:     takes every lock again, takes itself out of every slot still holding
 //                                it, clears its wait, releases the locks, then returns to re-check which

@@ -51,17 +51,17 @@
 #include "runtime/process_id.hpp"
 #include "runtime/process_options.hpp"
 #include "runtime/process_state.hpp"
-#include "runtime/spin_lock.hpp"
+#include "runtime/select_state.hpp"
 #include "runtime/stop_state.hpp"
 #include "runtime/timer_queue.hpp"
 #include "runtime/tsan.hpp"
 #include "runtime/unique_function.hpp"
+#include "runtime/wait_record.hpp"
 
 namespace kpn {
 
 class StackPool;
 class BusyWaitMutex;
-struct MultiWait;
 class BlockingPool;
 struct BlockingJob;
 class Worker;
@@ -122,7 +122,7 @@ class KPN_EXPORT Process {
   bool must_unwind() const noexcept { return stopping() || cancel_requested(); }
   // The several channels a process in kpn::select waits on (multi_wait.hpp), or nullptr when it waits on
   // one thing or none. Read by the deadlock monitor after an acquire of the state, like wait_channel().
-  const MultiWait* multi_wait() const noexcept { return multi_wait_.load(std::memory_order_relaxed); }
+  const MultiWait* multi_wait() const noexcept { return select_.wait.load(std::memory_order_relaxed); }
 
   // True while the process is in a timed wait (a sleep, a channel wait with a deadline): its timer will
   // ready it, so it is neither idle for quiescence nor part of a deadlock (quiescence.hpp). Also true
@@ -142,9 +142,6 @@ class KPN_EXPORT Process {
   friend void park_for_call(BusyWaitMutex&, Process*&, BlockingPool&, BlockingJob&);
   friend bool park_any(MultiWait&, std::int64_t);
   friend bool claim_waiter(Process*) noexcept;
-  friend bool publish_wait(Process&, BusyWaitMutex&, Process*&) noexcept;
-  friend void clear_wait(Process&) noexcept;
-  friend bool take_for_cancel(Process&, Process*&) noexcept;
   friend std::size_t cancel_where(RunShared&, const void*, bool (*)(const void*, const Process&));
   friend void unblock(Process*);
   friend void trace_wake(RunShared&, Process&, Worker*);
@@ -223,30 +220,13 @@ class KPN_EXPORT Process {
   // Set by the runtime (while it owns the suspended process) to unwind it when the network stops.
   bool cancel_ = false;
 
-  // Cancellation of this process alone (cancel.hpp has the protocol). The request is a flag any thread
-  // may raise; the rest is the process's current wait, so that a canceller can take it out of its waiter
-  // slot the way a waker would: `park_lock_` and `park_slot_` are set by the process (holding the park
-  // lock) before it publishes itself in the slot and cleared once it runs again, both under `wait_guard_`;
-  // a canceller reads them under `wait_guard_`, which keeps the lock they point to alive (the process
-  // cannot leave its wait, and so cannot drop the channel, while the guard is held).
+  // Cancellation of this process alone: a flag any thread may raise (only ever false -> true), and where
+  // the process waits, so that a canceller can take it out of its waiter slot (wait_record.hpp).
   std::atomic<bool> cancel_requested_{false};
-  SpinLock wait_guard_;
-  BusyWaitMutex* park_lock_ = nullptr;  // guarded by wait_guard_
-  Process** park_slot_ = nullptr;       // guarded by wait_guard_
-  // The process ended by unwinding for a cancel request (counted in the report). Written on its stack,
-  // read by the worker that retires it.
-  bool cancelled_ = false;
+  WaitRecord wait_record_;
+  bool cancelled_ = false;  // it unwound for a cancel request: written on its stack, read when retired
 
-  // kpn::select (multi_wait.hpp): the wait in progress, set before the process publishes itself in several
-  // slots and cleared after it has taken itself out of all of them; `claimed_` decides which of the wakers
-  // that find it in a slot readies it (the first compare-exchange wins). Both are reset by the process
-  // while it holds every lock of the wait, and read by wakers under one of them.
-  std::atomic<const MultiWait*> multi_wait_{nullptr};
-  std::atomic<bool> claimed_{false};
-  // The locks a multi-slot park releases after the switch (instead of release_after_switch_); they live
-  // in the select's frame, which lasts until the process has taken every one of them again.
-  BusyWaitMutex* const* release_many_ = nullptr;
-  std::size_t release_many_count_ = 0;
+  SelectState select_;  // kpn::select (multi_wait.hpp)
   std::exception_ptr failure_;
 #if defined(KPN_DEBUG_CHECKS)
   std::atomic<bool> on_cpu_{false};

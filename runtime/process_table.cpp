@@ -37,9 +37,10 @@ Process* ProcessTable::any() {
   return head_;
 }
 
-void ProcessTable::for_each(const std::function<void(Process&)>& visit) {
+void ProcessTable::for_each(const std::function<void(Process&)>& visit, const std::function<void()>& after) {
   std::lock_guard g(mutex_);
   for (Process* p = head_; p != nullptr; p = p->table_next_) visit(*p);
+  if (after) after();
 }
 
 std::vector<ProcessReport> ProcessTable::finished_reports(double ticks_per_s) const {

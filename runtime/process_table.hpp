@@ -4,7 +4,8 @@
 //
 // One mutex guards the list and the records. It is taken on every spawn and exit, by the deadlock monitor
 // while it lists blocked processes, and by graph-placing policies while they copy or re-home processes;
-// every holder keeps it for a short walk at most and takes no other lock inside it.
+// every holder keeps it for a short walk at most and waits for no other lock inside it (a canceller only
+// try_locks park locks, cancel.cpp).
 
 #include <cstdint>
 #include <deque>
@@ -28,8 +29,9 @@ class ProcessTable {
   void retire(Process& p, int home);
   // Any unfinished process, or nullptr: the teardown unwinds them one by one.
   Process* any();
-  // Calls `visit` for every unfinished process, newest first, with the lock held.
-  void for_each(const std::function<void(Process&)>& visit);
+  // Calls `visit` for every unfinished process, newest first, then `after` (if any), all in one hold of
+  // the lock: the processes visited stay alive until `after` returns.
+  void for_each(const std::function<void(Process&)>& visit, const std::function<void()>& after = {});
   // Whether a process named `name` is unfinished or has finished in this run (cancel.cpp's unknown names).
   bool had_name(std::string_view name) const;
   // Reports of the finished processes, in id order. `ticks_per_s` converts CPU time.

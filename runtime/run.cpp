@@ -12,7 +12,7 @@
 #include "runtime/fault_handler.hpp"
 #include "runtime/process.hpp"
 #include "runtime/report_builder.hpp"
-#include "runtime/wait_record.hpp"
+#include "runtime/cancel_run.hpp"
 #include "runtime/worker_thread.hpp"
 
 namespace kpn {
@@ -183,14 +183,14 @@ void Run::unwind_remaining() {
   const AltSignalStack signal_stack;
   const StackPool::ThreadBinding stacks(shared_.stacks, -1);
   WorkerThread teardown(shared_, -1, -1);
-  detail::set_current_worker(&teardown.worker(), -1, &shared_, &shared_.stop, false);
+  detail::set_current_worker(&teardown.worker(), -1, &shared_, false);
   while (Process* p = shared_.table.any()) {
     // Owned by nobody now: every worker has left, so a queued or blocked process is the runtime's again.
     p->cancel_ = true;
     p->state_.store(ProcessState::Ready, std::memory_order_relaxed);
     teardown.run_process(*p);
   }
-  detail::set_current_worker(nullptr, -1, nullptr, nullptr, false);
+  detail::set_current_worker(nullptr, -1, nullptr, false);
 }
 
 }  // namespace kpn

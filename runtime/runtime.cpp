@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/asymmetric_fence.hpp"
 #include "runtime/fault_handler.hpp"
 #include "runtime/log.hpp"
 #include "runtime/pinning.hpp"
@@ -21,6 +22,7 @@ Runtime::Runtime(RuntimeOptions options, std::unique_ptr<Scheduler> scheduler)
   if (!scheduler_) throw std::invalid_argument("Runtime: no scheduler");
   scheduler_name_ = std::string(scheduler_->name());
   install_fault_handler();
+  prepare_asymmetric_fences();  // parks pay only compiler barriers for cancellation (wait_record.hpp)
   if (options.max_capacity == 0) throw std::invalid_argument("max_capacity must be at least 1");
   max_capacity_ = options.max_capacity;
   scan_ms_ = options.local_deadlock_scan_ms;

@@ -42,7 +42,8 @@ bool park_until(BusyWaitMutex& lock, Process*& slot, ChannelView* channel, WaitD
   self->wait_channel_.store(channel, std::memory_order_relaxed);
   self->wait_direction_.store(direction, std::memory_order_relaxed);
   slot = self;
-  if (!publish_wait(*self, lock, slot)) {  // cancelled meanwhile (cancel.cpp)
+  const WaitSite site{&lock, &slot};
+  if (!self->wait_record_.publish(site, self->cancel_requested_)) {  // cancelled meanwhile (cancel.cpp)
     slot = nullptr;
     run.timers.remove(node);
     self->timed_.store(false, std::memory_order_relaxed);
@@ -54,7 +55,7 @@ bool park_until(BusyWaitMutex& lock, Process*& slot, ChannelView* channel, WaitD
   self->switch_to_worker(SwitchReason::Park);
   // Readied by the firer, by a waker or a canceller, or resumed by the teardown. After this, no firer
   // looks at the node.
-  clear_wait(*self);
+  self->wait_record_.clear();
   run.timers.remove(node);
   self->timed_.store(false, std::memory_order_relaxed);
   if (self->cancel_ || self->cancel_requested()) {

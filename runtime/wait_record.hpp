@@ -1,40 +1,89 @@
 #pragma once
-// The record of what a parked process waits in, for cancellation (cancel.hpp has the protocol): the lock
-// and the waiter slot it parked under. Internal to the runtime's parking functions (blocking.cpp,
-// timed_wait.cpp, multi_wait.cpp).
+// Where a parked process waits, so that a canceller (cancel.cpp) can take it out of its waiter slot the way
+// a waker would. Each park writes its record and reads the cancel flag; a cancel is rare. So the process's
+// side costs two plain stores, two plain loads and two compiler barriers per park, and the canceller pays
+// for the ordering with an asymmetric fence's heavy half (asymmetric_fence.hpp).
+//
+// The protocol, beside blocking.hpp's park handshake:
+//
+//   process p:  holding its park lock L, publishes itself in the slot -> publish(): site = {L, slot}
+//               (release), light fence, reads the cancel flag: raised -> clear(), takes itself out of the
+//               slot, unwinds; otherwise switches out. Once it runs again, clear() first: site = null,
+//               light fence, then waits until no canceller inspects it; then reads the flag: raised ->
+//               unwinds.
+//   canceller:  raises p's flag -> inspectors + 1 -> heavy fence -> reads site (acquire); if there is one,
+//               try_locks its lock; if p is still in the slot, takes it out (for a select, wins the claim,
+//               multi_wait.hpp) and will ready it -> unlock -> inspectors - 1 (release).
+//
+// No wake-up is lost (a Dekker pair, flag against site): either the canceller's read of the site comes
+// after p's publish is visible to it (it then finds p in the slot, or finds that a waker took it first, and
+// that waker readies it), or p's read of the flag after its fence sees the flag raised.
+// No stale site is followed (a Dekker pair, inspectors against site): a site the canceller read stays
+// valid while it inspects, because the clear() of that park has not yet looked at the inspectors, so by the
+// fences it will see this canceller's + 1 and wait for its - 1 (and the site lives in the parking
+// function's frame, which the process leaves only after clear()). A site read may be one of a later park
+// than the flag's: that park's publish comes after the fence and sees the flag; harmless either way.
+// The canceller only try_locks L (p holds L until it is off its stack, and may be waiting in clear() for the
+// inspectors meanwhile): on failure it ends its inspection, yields and looks again, never waiting with the
+// inspectors raised.
 
-#include <cstddef>
-#include <string_view>
+#include <atomic>
 
-#include "runtime/process_id.hpp"
+#include <sched.h>
+
+#include "runtime/asymmetric_fence.hpp"
+#include "runtime/config.hpp"
+#include "runtime/cpu_relax.hpp"
 
 namespace kpn {
 
 class BusyWaitMutex;
 class Process;
-struct RunShared;
 
-// Called by `self`, holding `lock`, after it published itself in `slot` and before it switches out.
-// Records the wait, then looks at the cancel request: false if the process was asked to unwind, in which
-// case the record is cleared again and the caller must take itself out of `slot` and unwind (a canceller
-// that raised the flag before this record was made did not see it, so nobody else will wake it).
-bool publish_wait(Process& self, BusyWaitMutex& lock, Process*& slot) noexcept;
-// Called by the process once it runs again, before it takes any lock: from here on no canceller looks at
-// the wait it left.
-void clear_wait(Process& self) noexcept;
+// The lock and waiter slot of one park; lives in the parking function's frame until the park's clear().
+struct WaitSite {
+  BusyWaitMutex* lock;
+  Process** slot;
+};
 
-// One look of a canceller at `p` (kept alive by the caller): if `p` is parked, takes it out of its slot
-// and sets `take` when this caller must ready it. False when the park lock was busy: look again later.
-bool take_for_cancel(Process& p, Process*& take) noexcept;
+class WaitRecord {
+ public:
+  // By the process, holding site.lock, already in site.slot. False if it was asked to unwind: the record
+  // is cleared again and the caller must leave the slot and unwind (a canceller that raised the flag
+  // before this record was visible did not see it, so nobody else will wake it).
+  bool publish(const WaitSite& site, const std::atomic<bool>& cancel_requested) noexcept {
+    site_.store(&site, std::memory_order_release);
+    asymmetric_fence_light();
+    if (!cancel_requested.load(std::memory_order_relaxed)) [[likely]] return true;
+    clear();
+    return false;
+  }
 
-// Raises the cancel request of every unfinished process for which `match(context, p)` holds and wakes each
-// one that is parked (see cancel.hpp). Returns how many matched.
-std::size_t cancel_where(RunShared& run, const void* context, bool (*match)(const void* context, const Process& p));
+  // By the process once it runs again, before it takes any lock: from here on no canceller looks at the
+  // wait it left.
+  void clear() noexcept {
+    site_.store(nullptr, std::memory_order_relaxed);
+    asymmetric_fence_light();
+    int spins = 0;
+    while (inspectors_.load(std::memory_order_acquire) != 0) [[unlikely]] {
+      if (++spins < config::kSpinsBeforeYield) {
+        cpu_relax();
+      } else {
+        spins = 0;
+        sched_yield();  // the canceller's thread may have been preempted
+      }
+    }
+  }
+
+  // By a canceller, which keeps the process alive meanwhile: begin, then one heavy fence (shared by all
+  // the records it begins at once), then site(), then end. Never wait between begin and end.
+  void begin_inspection() noexcept { inspectors_.fetch_add(1, std::memory_order_relaxed); }
+  const WaitSite* site() const noexcept { return site_.load(std::memory_order_acquire); }
+  void end_inspection() noexcept { inspectors_.fetch_sub(1, std::memory_order_release); }
+
+ private:
+  std::atomic<const WaitSite*> site_{nullptr};
+  std::atomic<int> inspectors_{0};
+};
 
 }  // namespace kpn
-
-namespace kpn::detail {
-// Runtime::cancel's body: `kind` 0 name, 1 id, 2 group (cancel.cpp's Query). Throws std::invalid_argument
-// (prefixed with `what`) when no process of the run ever matched.
-std::size_t cancel_in_run(RunShared& run, int kind, std::string_view text, ProcessId id, const char* what);
-}  // namespace kpn::detail

@@ -21,7 +21,7 @@ WorkerThread::WorkerThread(RunShared& run, int index, int pu)
 void WorkerThread::thread_main(const CpuTopology* topology) {
   const AltSignalStack signal_stack;  // for the stack-overflow report (fault_handler.hpp)
   const StackPool::ThreadBinding stacks(run_.stacks, worker_.index());
-  detail::set_current_worker(&worker_, worker_.index(), &run_, &run_.stop, run_.scheduler.direct_handoff());
+  detail::set_current_worker(&worker_, worker_.index(), &run_, run_.scheduler.direct_handoff());
   if (worker_.pu() >= 0 && topology != nullptr && !topology->pin_current_thread(worker_.pu())) {
     log().warn("worker {}: could not pin to processing unit {}; running unpinned", worker_.index(), worker_.pu());
   }
@@ -48,7 +48,7 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
   }
   if (idle) WorkerCounters::bump(counters.idle_ticks, cycle_clock::now() - last_tick_);
   // Processes still queued stay READY; the runtime unwinds them after every worker has left.
-  detail::set_current_worker(nullptr, -1, nullptr, nullptr, false);
+  detail::set_current_worker(nullptr, -1, nullptr, false);
 }
 
 void WorkerThread::run_process(Process& p) {
@@ -64,7 +64,7 @@ void WorkerThread::run_process(Process& p) {
   if (worker_.index() >= 0) p.last_worker_ = worker_.index();
   ++p.switches_;
   WorkerCounters::bump(worker_.counters().context_switches);
-  detail::set_current_process(&p, p.id(), &p.cancel_requested_);
+  detail::set_current_process(&p);
 #if defined(KPN_TSAN)
   p.resumer_tsan_fiber_ = KPN_TSAN_CURRENT_FIBER();
   KPN_TSAN_SWITCH_TO(p.tsan_fiber_);
@@ -88,7 +88,7 @@ void WorkerThread::run_process(Process& p) {
   // A process that yields or parks announces the switch itself; an exiting one cannot (process.cpp).
   if (p.reason_ == SwitchReason::Exit) KPN_TSAN_SWITCH_TO(p.resumer_tsan_fiber_);
 #endif
-  detail::set_current_process(nullptr, 0, nullptr);
+  detail::set_current_process(nullptr);
   p.cpu_ticks_.store(p.cpu_ticks_.load(std::memory_order_relaxed) + ran, std::memory_order_relaxed);
   WorkerCounters::bump(worker_.counters().busy_ticks, ran);
   if (trace != nullptr) [[unlikely]] trace_run(*trace, p, trace_start, static_cast<std::int64_t>(now));
@@ -136,9 +136,9 @@ bool WorkerThread::start(Process& p) {
 // this (or a worker of a stopping run, see start), so closing an endpoint changes no channel.
 void WorkerThread::discard_unstarted(Process& p) {
   p.transition(ProcessState::Ready, ProcessState::Running);
-  detail::set_current_process(&p, p.id(), &p.cancel_requested_);
+  detail::set_current_process(&p);
   p.body_ = nullptr;
-  detail::set_current_process(nullptr, 0, nullptr);
+  detail::set_current_process(nullptr);
   p.reason_ = SwitchReason::Exit;
   after_switch(p);
 }
@@ -156,12 +156,11 @@ void WorkerThread::after_switch(Process& p) {
       if (worker_.index() >= 0) run_.scheduler.on_yield(p, worker_);  // the teardown helper re-finds it itself
       return;
     case SwitchReason::Park: {
-      BusyWaitMutex* lock = p.release_after_switch_;
-      p.release_after_switch_ = nullptr;
-      // A select's park holds several locks (multi_wait.hpp); their list is read before the first unlock.
-      BusyWaitMutex* const* many = p.release_many_;
-      const std::size_t many_count = p.release_many_count_;
-      p.release_many_ = nullptr;
+      // Every park sets release_after_switch_: the one lock to release, or nullptr for a select's park,
+      // which holds several (multi_wait.hpp) in its SelectState. Both are read before the first unlock.
+      BusyWaitMutex* const lock = p.release_after_switch_;
+      BusyWaitMutex* const* const many = lock == nullptr ? p.select_.release_many : nullptr;
+      const std::size_t many_count = p.select_.release_many_count;
       // The park count goes up before the state says BLOCKED (release), so the deadlock monitor, which
       // reads the state with acquire and then the count, can tell two parks apart. Only the worker that
       // owns the process writes it: a store of its own load, no locked instruction.
@@ -170,12 +169,12 @@ void WorkerThread::after_switch(Process& p) {
       const bool timed = p.waits_with_timer();
       p.transition(ProcessState::Running, ProcessState::Blocked);
       // Everything above must be written before the unlock: from here on a waker may own `p`.
-      if (many != nullptr) {
+      if (lock != nullptr) [[likely]] {
+        lock->unlock();
+      } else {
         // `p` may be readied after the first unlock, but cannot leave its select before it has taken
         // every one of these locks again, so the list outlives this loop.
         for (std::size_t i = 0; i < many_count; ++i) many[i]->unlock();
-      } else {
-        lock->unlock();
       }
       if (!timed) run_.quiescence.parked();
       return;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -30,6 +31,8 @@ const kpn::ProcessReport* find_process(const kpn::RunReport& r, const std::strin
 void wait_for(const std::atomic<bool>& flag) {
   while (!flag.load()) kpn::yield();
 }
+
+struct WorkerGone {};
 
 }  // namespace
 
@@ -372,5 +375,75 @@ TEST_CASE("a process cancelled before it first runs never starts its body", "[ru
     CHECK_FALSE(started);
     CHECK(r.processes_cancelled == 1);
     CHECK(census.alive() == 0);  // its captures were destroyed all the same
+  }
+}
+
+// A lost wake-up in the cancel protocol (runtime/wait_record.hpp) leaves a cancelled process parked: here
+// the workers wait on channels whose other ends only the driver holds, and the driver, once the cancel is
+// issued, neither writes nor closes them until every worker's output has ended; so a worker the cancel
+// failed to wake is never woken, and the run ends in a reported deadlock (or a hang, failed by the test's
+// timeout). The cancel comes from the driver after some rounds, or from the host after a short delay,
+// while the workers park and wake all the time; many rounds under every policy and worker count.
+TEST_CASE("cancelling processes that park and wake all the time never loses a wake-up", "[runtime][cancel][stress]") {
+  constexpr int kWorkers = 6;
+  const int rounds = kpn::test::kSanitized ? 2 : 6;
+  for (const auto& cfg : kpn::test::all_configs()) {
+    for (int round = 0; round < rounds; ++round) {
+      const bool from_host = round % 2 == 1;
+      CAPTURE(cfg.scheduler, cfg.cpus, round);
+      kpn::Network net;
+      kpn::test::Census census;
+      std::vector<kpn::Writer<int>> inputs;
+      std::vector<kpn::Reader<int>> outputs;
+      for (int i = 0; i < kWorkers; ++i) {
+        auto [in_tx, in_rx] = net.channel<int>(1, "in" + std::to_string(i));
+        auto [out_tx, out_rx] = net.channel<int>(1, "out" + std::to_string(i));
+        inputs.push_back(std::move(in_tx));
+        outputs.push_back(std::move(out_rx));
+        net.process("w" + std::to_string(i), [&, rx = std::move(in_rx), tx = std::move(out_tx)]() mutable {
+          kpn::test::Tracked on_stack(census);
+          while (auto v = rx.read()) tx.write(*v + 1);
+        }, kpn::ProcessOptions{.group = "workers"});
+      }
+      std::atomic<bool> started{false};
+      std::size_t cancelled_by_driver = 0;
+      net.process("driver", [&, ins = std::move(inputs), outs = std::move(outputs)]() mutable {
+        started = true;
+        try {
+          for (int n = 0;; ++n) {
+            if (!from_host && n == 20 + 40 * round) {
+              cancelled_by_driver = kpn::cancel_group("workers");
+              break;
+            }
+            for (auto& in : ins) in.write(n);
+            for (auto& out : outs) {
+              if (!out.read()) throw WorkerGone{};
+            }
+          }
+        } catch (const kpn::BrokenChannel&) {  // writing to a worker that unwound
+        } catch (const WorkerGone&) {           // its output ended
+        }
+        // Keeps every input open (no write, no close) until every worker has gone.
+        for (auto& out : outs) {
+          while (out.read()) {
+          }
+        }
+      });
+      kpn::Runtime rt({.cpus = cfg.cpus, .scheduler = cfg.scheduler});
+      std::thread host;
+      std::size_t cancelled_by_host = 0;
+      if (from_host) {
+        host = std::thread([&] {
+          while (!started.load()) std::this_thread::yield();
+          std::this_thread::sleep_for(std::chrono::microseconds(200 * round));
+          cancelled_by_host = rt.cancel_group("workers");
+        });
+      }
+      const kpn::RunReport r = rt.run(net);
+      if (host.joinable()) host.join();
+      CHECK(cancelled_by_driver + cancelled_by_host == kWorkers);
+      CHECK(r.processes_cancelled == kWorkers);
+      CHECK(census.alive() == 0);
+    }
   }
 }
