@@ -16,8 +16,22 @@ constexpr int kTagChannel = 1;  // DATA, EOS, CREDITS, BROKEN: in order between 
 constexpr int kTagAbort = 2;
 constexpr int kTagProbe = 3;   // rank 0 -> the others: a round of the deadlock check
 constexpr int kTagStatus = 4;  // the others -> rank 0: their answer
+constexpr int kTagAlive = 5;   // liveness: sent to a peer that was sent nothing else for kAlivePeriod
 // How often rank 0 asks: a deadlock is reported within about three periods.
 constexpr auto kProbePeriod = std::chrono::milliseconds(500);
+// Liveness (comm.hpp): a peer hears from this rank at least this often while the thread runs ...
+constexpr auto kAlivePeriod = std::chrono::milliseconds(100);
+// ... and, once this rank was stopped by a signal, a peer silent this long is lost (7 periods: a live
+// rank's thread that misses that many turns on a loaded machine is rare, and mpirun's SIGKILL comes 1 s
+// after its SIGTERM).
+constexpr auto kAfterSignal = std::chrono::milliseconds(700);
+
+std::string mpi_error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return std::string(text, static_cast<std::size_t>(length));
+}
 
 enum Kind : std::uint8_t { kData = 1, kEos = 2, kCredits = 3, kBroken = 4 };
 
@@ -31,12 +45,16 @@ std::string header(Kind kind, std::uint32_t channel) {
 }  // namespace
 
 struct Comm::Pending {
+  int dest = 0;
   std::string bytes;
   MPI_Request request = MPI_REQUEST_NULL;
 };
 
 Comm::Comm(int rank, int size) : rank_(rank), size_(size), sent_to_(size, 0), received_from_(size, 0) {
   MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+  // An error of a send to a dead peer (TCP, for one) comes back as a code: that peer is lost (comm.hpp),
+  // where MPI's default handler would abort this rank without naming it.
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
 }
 
 Comm::~Comm() {
@@ -72,7 +90,11 @@ std::vector<InLink*> Comm::in_links() {
   return v;
 }
 
-void Comm::start() { thread_ = std::thread([this] { loop(); }); }
+void Comm::start() {
+  last_sent_.assign(static_cast<std::size_t>(size_), std::chrono::steady_clock::now());
+  last_heard_ = last_sent_;
+  thread_ = std::thread([this] { loop(); });
+}
 
 void Comm::post_data(const OutLink& link, std::uint32_t count, std::string payload) {
   std::string bytes = header(kData, link.channel);
@@ -126,6 +148,11 @@ std::optional<std::string> Comm::remote_failure() const {
   return remote_failure_;
 }
 
+std::optional<std::string> Comm::lost_peer() const {
+  std::lock_guard g(mutex_);
+  return lost_;
+}
+
 void Comm::finish() {
   {
     std::lock_guard g(mutex_);
@@ -149,9 +176,15 @@ CommStats Comm::stats() const {
 
 void Comm::isend(int dest, int tag, std::string bytes) {
   auto p = std::make_unique<Pending>();  // never moves: MPI holds a pointer into its buffer until done
+  p->dest = dest;
   p->bytes = std::move(bytes);
-  MPI_Isend(p->bytes.data(), static_cast<int>(p->bytes.size()), MPI_BYTE, dest, tag, comm_, &p->request);
+  const int rc = MPI_Isend(p->bytes.data(), static_cast<int>(p->bytes.size()), MPI_BYTE, dest, tag, comm_, &p->request);
+  if (rc != MPI_SUCCESS) {
+    lose(dest, "sending to it failed: " + mpi_error_text(rc));
+    return;
+  }
   ++sent_to_[static_cast<std::size_t>(dest)];
+  if (!last_sent_.empty()) last_sent_[static_cast<std::size_t>(dest)] = std::chrono::steady_clock::now();
   if (tag == kTagChannel) ++channel_sent_;
   bytes_sent_.fetch_add(p->bytes.size(), std::memory_order_relaxed);
   pending_.push_back(std::move(p));
@@ -200,6 +233,7 @@ bool Comm::receive_arrived() {
     std::string bytes(static_cast<std::size_t>(n), '\0');
     MPI_Recv(bytes.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm_, MPI_STATUS_IGNORE);
     ++received_from_[static_cast<std::size_t>(st.MPI_SOURCE)];
+    if (!last_heard_.empty()) last_heard_[static_cast<std::size_t>(st.MPI_SOURCE)] = std::chrono::steady_clock::now();
     if (st.MPI_TAG == kTagChannel) ++channel_received_;
     bytes_received_.fetch_add(bytes.size(), std::memory_order_relaxed);
     dispatch(st.MPI_SOURCE, st.MPI_TAG, bytes);
@@ -209,6 +243,7 @@ bool Comm::receive_arrived() {
 }
 
 void Comm::dispatch(int source, int tag, const std::string& bytes) {
+  if (tag == kTagAlive) return;  // its arrival (the last-heard time) is all it says
   if (tag == kTagAbort) {
     std::lock_guard g(mutex_);
     if (!remote_failure_) remote_failure_ = bytes;
@@ -302,9 +337,13 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
 
 bool Comm::test_sends() {
   const std::size_t before = pending_.size();
-  std::erase_if(pending_, [](const std::unique_ptr<Pending>& p) {
+  std::erase_if(pending_, [this](const std::unique_ptr<Pending>& p) {
     int done = 0;
-    MPI_Test(&p->request, &done, MPI_STATUS_IGNORE);
+    const int rc = MPI_Test(&p->request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+      lose(p->dest, "a send to it failed: " + mpi_error_text(rc));
+      return true;
+    }
     return done != 0;
   });
   return pending_.size() != before;
@@ -392,6 +431,29 @@ void Comm::on_status(int source, const Status& s) {
   for (int r = 1; r < size_; ++r) isend(r, kTagAbort, text);
 }
 
+void Comm::lose(int peer, const std::string& why) {
+  std::lock_guard g(mutex_);
+  if (lost_) return;
+  lost_ = fmt::format("rank {} stopped answering (killed, crashed or stopped): {}", peer, why);
+  // The first failure wins the run's message; the lost rank is named by lost_peer() in any case.
+  if (!remote_failure_) remote_failure_ = lost_;
+}
+
+bool Comm::check_peers(std::chrono::steady_clock::time_point now) {
+  const auto timeout = hurried_.load() ? std::min<std::chrono::milliseconds>(peer_timeout_, kAfterSignal) : peer_timeout_;
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    const auto i = static_cast<std::size_t>(r);
+    if (now - last_sent_[i] >= kAlivePeriod) isend(r, kTagAlive, std::string());
+    if (now - last_heard_[i] > timeout) {
+      lose(r, fmt::format("nothing heard from it for {:.1f} s",
+                          std::chrono::duration<double>(now - last_heard_[i]).count()));
+    }
+  }
+  std::lock_guard g(mutex_);
+  return lost_.has_value();
+}
+
 void Comm::loop() {
   using clock = std::chrono::steady_clock;
   clock::time_point last_progress = clock::now();
@@ -401,11 +463,16 @@ void Comm::loop() {
   for (;;) {
     bool done = false;
     bool failed = false;
+    bool lost = false;
     {
       std::lock_guard g(mutex_);
       done = local_done_;
       failed = remote_failure_.has_value();
+      lost = lost_.has_value();
     }
+    // A lost peer never enters the barrier: once this rank's run has returned, leave without the end's
+    // exchange (comm.hpp); the runner ends the job.
+    if (lost && done) return;
     // Read `done` before taking the posts: what the main thread posted before local_done is sent now.
     bool progress = send_posted();
     progress |= receive_arrived();
@@ -425,6 +492,7 @@ void Comm::loop() {
       if (complete) break;
     }
     const auto now = clock::now();
+    if (!lost && check_peers(now)) continue;  // interrupt at once (above)
     if (progress) {
       last_progress = now;
       continue;

@@ -14,6 +14,22 @@
 //   PROBE   rank 0 -> every other        round: the deadlock check across ranks (watch.hpp), twice a second
 //   STATUS  every other -> rank 0        round, stalled, done, channel messages sent and received,
 //                                        fingerprint, the blocked processes
+//   ALIVE   any rank -> any other        nothing: sent to a rank that was sent nothing else for 100 ms
+//
+// Liveness (a rank killed, crashed or stopped). MPI itself says nothing when a peer dies: Open MPI's
+// mpirun, by default, sees the dead rank's exit and sends SIGTERM to the others (SIGKILL 1 s later,
+// odls_base_sigkill_timeout), and under `mpirun --enable-recovery` it lets them run on, where they would
+// wait for the dead rank's credits, barrier or STATUS forever. So, while the thread runs, each rank sends
+// every other something at least every kAlivePeriod (100 ms: ALIVE when it had nothing else to send), and
+// every message received refreshes its sender's last-heard time. A peer not heard from for the timeout is
+// *lost*: the rank interrupts its run with "rank P stopped answering", leaves the end below (the barrier
+// would wait for P) and the runner ends the job with MPI_Abort instead of the collectives of the report.
+// The timeout is the runner's --peer-timeout (10 s by default: a live rank's thread never goes that long
+// without a turn, and every live rank answers, done or not, until the barrier completes) while the run is
+// on, and 0.7 s once this rank was stopped by a signal (stopped_by_signal()): that is what mpirun does when
+// a rank died, every live rank got the same signal and keeps answering until the end, so a silent one is
+// the dead one, named before mpirun's SIGKILL comes. No false "lost" can end a run that would have ended
+// well: a rank only stops answering after the barrier completes, and then no rank checks any more.
 //
 // The end (finish). A rank's run ends when its processes, agents included, have ended. It then enters a
 // non-blocking barrier while still receiving; the barrier completes once every rank has entered it, so
@@ -78,7 +94,11 @@ class Comm {
   void on_remote_failure(std::function<void()> interrupt) { interrupt_ = std::move(interrupt); }
   // Before start(): what this rank reports to the deadlock check (none: the check is off).
   void set_watch(const RankWatch* watch) { watch_ = watch; }
+  // Before start(): how long a peer may be silent while the run is on before it is taken for lost.
+  void set_peer_timeout(std::chrono::milliseconds t) { peer_timeout_ = t; }
   void start();
+  // This rank's run was stopped by a signal (likely mpirun ending the job): a peer silent for 0.7 s is lost.
+  void stopped_by_signal() { hurried_.store(true); }
 
   // From any thread or process, while the thread runs. Never block (beyond a short lock).
   void post_data(const OutLink& link, std::uint32_t count, std::string payload);
@@ -89,6 +109,9 @@ class Comm {
 
   // The first failure reported by another rank, if any.
   std::optional<std::string> remote_failure() const;
+  // After finish(): set when a peer stopped answering ("rank P stopped answering ..."). The end was then
+  // cut short: no collective may follow (the lost rank would never join it); end the job with MPI_Abort.
+  std::optional<std::string> lost_peer() const;
   // The main thread, once its run has returned: starts the end (above) and waits for the thread.
   void finish();
 
@@ -103,6 +126,9 @@ class Comm {
   void isend(int dest, int tag, std::string bytes);
   bool test_sends();
   void drain_at_end();
+  // Liveness (above): ALIVE to quiet peers; true (and lost_ set) once a peer is silent past the timeout.
+  bool check_peers(std::chrono::steady_clock::time_point now);
+  void lose(int peer, const std::string& why);
   // The deadlock check across ranks (watch.hpp); rank 0 probes, every rank answers.
   struct Status {
     bool stalled = false;
@@ -138,6 +164,7 @@ class Comm {
   std::map<std::uint32_t, std::uint64_t> credits_;  // channel -> consumed, not yet sent
   bool local_done_ = false;
   std::optional<std::string> remote_failure_;
+  std::optional<std::string> lost_;  // a peer stopped answering (the thread sets it, finish() reads it)
 
   // The thread's own.
   std::vector<std::unique_ptr<Pending>> pending_;  // sends in flight (their buffers must live until done)
@@ -155,6 +182,10 @@ class Comm {
   std::chrono::steady_clock::time_point next_probe_{};
   bool deadlock_declared_ = false;
   bool ending_ = false;  // the counts are exchanged: receive only, send nothing new
+  // Liveness: when this rank last sent to and last heard from each peer.
+  std::vector<std::chrono::steady_clock::time_point> last_sent_, last_heard_;
+  std::chrono::milliseconds peer_timeout_{10000};
+  std::atomic<bool> hurried_{false};
 
   std::atomic<std::uint64_t> values_sent_{0}, batches_sent_{0}, bytes_sent_{0}, control_sent_{0};
   std::atomic<std::uint64_t> values_received_{0}, batches_received_{0}, bytes_received_{0};
