@@ -12,6 +12,8 @@ cases:
   deadlock        a true deadlock spanning two ranks is reported within seconds (exit 1, status "deadlock")
   lost            a rank killed (kill -9) or stopped (SIGSTOP) mid-run: the others end within seconds, non-zero,
                   naming it
+  ranks           `rank:` on replicas (round-robin, a range, a list): the placement and the output; a range beyond
+                  the rank count is an error with file:line:column on every rank
   interrupt       SIGINT at mpirun mid-run: every rank ends within seconds, rank 0's report says interrupted
 """
 import json
@@ -151,6 +153,31 @@ def case_window(kpn_run, src):
     ranks = {r["rank"]: r for r in d.get("per_rank", [])}
     check(ranks.get(0, {}).get("messages_sent") == 200 and ranks.get(1, {}).get("messages_received") == 200,
           f"per-rank counts: {ranks}")
+
+
+def case_ranks(kpn_run, src):
+    path = os.path.join(src, "tests", "distributed", "rank-replicas.yaml")
+    alone = run([kpn_run, path, "-q"])
+    check(alone.returncode == 0 and alone.stdout, "rank-replicas.yaml without MPI", alone)
+    for ranks, w_rank, expect_w in ((2, "round-robin", [0, 1, 0, 1]), (3, "round-robin", [0, 1, 2, 0]), (3, "1..2", [1, 2, 1, 2])):
+        what = f"rank-replicas.yaml on {ranks} ranks, w: rank: {w_rank}"
+        with tempfile.TemporaryDirectory() as tmp:
+            stats = os.path.join(tmp, "stats.json")
+            p = run(mpirun(ranks, [kpn_run, path, "--distributed", "-q", "--cpus", "1", "--set", f"w_rank={w_rank}", "--stats-json", stats]))
+            check(p.returncode == 0 and lines(p.stdout) == lines(alone.stdout), f"{what}: the output of one machine", p)
+            if p.returncode != 0:
+                continue
+            with open(stats) as f:
+                placed = json.load(f)["distributed"]["placement"]["processes"]
+        check([placed.get(f"w[{i}]") for i in range(4)] == expect_w, f"{what}: w placed {placed}")
+        check([placed.get(f"v[{i}]") for i in range(4)] == [1, 1, 0, 0], f"{what}: v placed by its list {placed}")
+        check(placed.get("src") == 0, f"{what}: src on rank 0 {placed}")
+    p = run(mpirun(2, [kpn_run, path, "--distributed", "-q", "--set", "w_rank=0..3"]))
+    check(p.returncode == 2, "a range 0..3 on 2 ranks: exit 2", p)
+    for r in (0, 1):
+        check(f"rank-replicas.yaml:8:" in p.stderr
+              and f"process 'w': the range 0..3 reaches rank 2, beyond the 2 ranks of this run (0 to 1) (rank {r})" in p.stderr,
+              f"a range 0..3 on 2 ranks: the error with file:line:col on rank {r}", p)
 
 
 def case_deadlock(kpn_run, src):
@@ -330,7 +357,7 @@ def main():
     kpn_run, src, case = sys.argv[1], sys.argv[2], sys.argv[3]
     if case == "configs":
         case_configs(kpn_run, src, int(sys.argv[4]))
-    elif case in ("errors", "broken", "failure", "window", "deadlock", "lost", "interrupt"):
+    elif case in ("errors", "broken", "failure", "window", "deadlock", "lost", "interrupt", "ranks"):
         globals()["case_" + case](kpn_run, src)
     else:
         print(f"unknown case {case}", file=sys.stderr)
