@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "distributed/wire.hpp"
+#include "runtime/log.hpp"
 
 namespace kpn::distributed {
 namespace {
@@ -17,8 +18,13 @@ constexpr int kTagAbort = 2;
 constexpr int kTagProbe = 3;   // rank 0 -> the others: a round of the deadlock check
 constexpr int kTagStatus = 4;  // the others -> rank 0: their answer
 constexpr int kTagAlive = 5;   // liveness: sent to a peer that was sent nothing else for kAlivePeriod
-// How often rank 0 asks: a deadlock is reported within about three periods.
-constexpr auto kProbePeriod = std::chrono::milliseconds(500);
+constexpr int kTagGrow = 6;    // rank 0 -> a rank: Parks' growth of the full channel it reported
+// How often rank 0 asks: a deadlock is reported within about three periods. While growths go on (for
+// kBusyGrowing after the last one) it asks every kGrowingPeriod, so a network that needs many growths is
+// not held up; a round that finds every rank quiet is followed by the next one after kGrowingPeriod too.
+constexpr auto kProbePeriod = std::chrono::milliseconds(200);
+constexpr auto kGrowingPeriod = std::chrono::milliseconds(20);
+constexpr auto kBusyGrowing = std::chrono::seconds(2);
 // Liveness (comm.hpp): a peer hears from this rank at least this often while the thread runs ...
 constexpr auto kAlivePeriod = std::chrono::milliseconds(100);
 // ... and, once this rank was stopped by a signal, a peer silent this long is lost (7 periods: a live
@@ -171,6 +177,7 @@ CommStats Comm::stats() const {
   s.values_received = values_received_.load();
   s.batches_received = batches_received_.load();
   s.bytes_received = bytes_received_.load();
+  s.channels_grown = channels_grown_.load();
   return s;
 }
 
@@ -251,6 +258,12 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
   }
   const char* p = bytes.data();
   const char* end = p + bytes.size();
+  if (tag == kTagGrow) {
+    const auto round = detail::get_raw<std::uint64_t>(p, end);
+    const auto to = detail::get_raw<std::uint64_t>(p, end);
+    grow_candidate(round, to);
+    return;
+  }
   if (tag == kTagProbe) {
     // After the counts are exchanged nothing may be sent: a STATUS then would arrive uncounted (and its
     // round is over anyway, since rank 0 stopped probing before it entered the barrier).
@@ -261,7 +274,7 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
       std::lock_guard g(mutex_);
       done = local_done_;
     }
-    const Status st = local_status(done);
+    const Status st = local_status(done, round);
     std::string reply;
     detail::put_raw(reply, round);
     detail::put_raw(reply, static_cast<std::uint8_t>(st.stalled));
@@ -269,6 +282,9 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
     detail::put_raw(reply, st.sent);
     detail::put_raw(reply, st.received);
     detail::put_raw(reply, st.fingerprint);
+    detail::put_raw(reply, st.full_capacity);
+    detail::put_raw(reply, static_cast<std::uint32_t>(st.full_name.size()));
+    reply += st.full_name;
     reply += st.blocked;
     isend(source, kTagStatus, std::move(reply));
     return;
@@ -282,6 +298,11 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
     st.sent = detail::get_raw<std::uint64_t>(p, end);
     st.received = detail::get_raw<std::uint64_t>(p, end);
     st.fingerprint = detail::get_raw<std::uint64_t>(p, end);
+    st.full_capacity = detail::get_raw<std::uint64_t>(p, end);
+    const auto name_size = detail::get_raw<std::uint32_t>(p, end);
+    if (static_cast<std::size_t>(end - p) < name_size) throw WireError(fmt::format("rank {}: a short STATUS from rank {}", rank_, source));
+    st.full_name.assign(p, p + name_size);
+    p += name_size;
     st.blocked.assign(p, end);
     on_status(source, st);
     return;
@@ -349,7 +370,19 @@ bool Comm::test_sends() {
   return pending_.size() != before;
 }
 
-Comm::Status Comm::local_status(bool done) const {
+void Comm::grow_candidate(std::uint64_t round, std::uint64_t to) {
+  if (round != candidate_round_ || candidate_ == nullptr) return;  // cannot happen: rank 0 names this rank's last round
+  const std::size_t from = candidate_->capacity();
+  candidate_->grow(static_cast<std::size_t>(to));  // wakes its writer: the network goes on
+  const std::uint64_t n = channels_grown_.fetch_add(1) + 1;
+  // The first growth is worth a warning, the rest go to debug level (as the runtime's, deadlock_monitor.cpp).
+  log().log(n == 1 ? spdlog::level::warn : spdlog::level::debug,
+            "rank {}: artificial deadlock across ranks resolved: channel '{}' grown from {} to {} messages{}", rank_,
+            candidate_->name(), from, to, n == 1 ? " (further resolutions are logged at debug level)" : "");
+  candidate_.reset();
+}
+
+Comm::Status Comm::local_status(bool done, std::uint64_t round) {
   Status st;
   st.done = done;
   st.sent = channel_sent_;
@@ -364,10 +397,16 @@ Comm::Status Comm::local_status(bool done) const {
   }
   // Sends still in flight need no look here: a channel message sent and not received makes the round's
   // totals differ (and a PROBE or STATUS is no channel traffic).
-  const WatchSample s = watch_->sample();
+  WatchSample s = watch_->sample();
   st.stalled = s.stalled;
   st.fingerprint = s.fingerprint;
   st.blocked = s.blocked;
+  if (s.stalled && s.full != nullptr) {
+    st.full_capacity = s.full_capacity;
+    st.full_name = s.full_name;
+  }
+  candidate_ = st.full_capacity != 0 ? std::move(s.full) : nullptr;
+  candidate_round_ = round;
   return st;
 }
 
@@ -378,13 +417,13 @@ void Comm::watch_round(bool done) {
   if (rank_ != 0 || size_ == 1 || watch_ == nullptr || deadlock_declared_ || done) return;
   const auto now = std::chrono::steady_clock::now();
   if (now < next_probe_) return;
-  next_probe_ = now + kProbePeriod;
+  next_probe_ = now + (now - last_growth_ < kBusyGrowing ? kGrowingPeriod : kProbePeriod);
   ++round_;
   statuses_.assign(static_cast<std::size_t>(size_), std::nullopt);
   std::string probe;
   detail::put_raw(probe, round_);
   for (int r = 1; r < size_; ++r) isend(r, kTagProbe, probe);
-  on_status(0, local_status(false));
+  on_status(0, local_status(false, round_));
 }
 
 void Comm::on_status(int source, const Status& s) {
@@ -412,18 +451,42 @@ void Comm::on_status(int source, const Status& s) {
   previous_fingerprints_ = std::move(fingerprints);
   previous_sent_ = sent;
   previous_received_ = received;
+  if (quiet && !deadlock) next_probe_ = std::min(next_probe_, std::chrono::steady_clock::now() + kGrowingPeriod);  // confirm soon
   if (!deadlock) return;
+  // Artificial (a writer waits on a full channel somewhere): grow the smallest such channel (comm.hpp).
+  int grow_rank = -1;
+  for (int r = 0; r < size_; ++r) {
+    const Status& st = *statuses_[static_cast<std::size_t>(r)];
+    if (st.full_capacity != 0 && (grow_rank < 0 || st.full_capacity < statuses_[static_cast<std::size_t>(grow_rank)]->full_capacity)) grow_rank = r;
+  }
+  std::string refused;
+  if (grow_rank >= 0) {
+    const Status& st = *statuses_[static_cast<std::size_t>(grow_rank)];
+    const std::uint64_t to = std::min<std::uint64_t>(st.full_capacity * 2, max_capacity_);
+    if (to > st.full_capacity) {
+      previous_all_stalled_ = false;  // the next verdict needs two new quiet rounds
+      last_growth_ = std::chrono::steady_clock::now();
+      next_probe_ = last_growth_ + kGrowingPeriod;
+      if (grow_rank == 0) {
+        grow_candidate(round_, to);
+      } else {
+        std::string grow;
+        detail::put_raw(grow, round_);
+        detail::put_raw(grow, to);
+        isend(grow_rank, kTagGrow, std::move(grow));
+      }
+      return;
+    }
+    refused = fmt::format("channel '{}' is full at capacity {} and may not grow past the maximum capacity {}", st.full_name,
+                          st.full_capacity, max_capacity_);
+  }
   deadlock_declared_ = true;
   std::string text = "deadlock across ranks: every process is blocked on a channel and no message is in flight";
   for (int r = 0; r < size_; ++r) {
     const Status& st = *statuses_[static_cast<std::size_t>(r)];
     text += fmt::format("; rank {}: {}", r, st.done ? "done" : st.blocked);
   }
-  if (text.find(" writes '") != std::string::npos) {
-    text += " (a writer waits on a full channel: if more room would let the network go on, this is an artificial "
-            "deadlock, which kpn resolves by Parks' growth on one machine but not yet across ranks; raise that capacity "
-            "or place the cycle on one rank with `rank:`)";
-  }
+  if (!refused.empty()) text += "; " + refused + " (raise --max-capacity)";
   {
     std::lock_guard g(mutex_);
     if (!remote_failure_) remote_failure_ = text;  // rank 0 stops too, by the same path as the others

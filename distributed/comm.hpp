@@ -11,10 +11,29 @@
 //   CREDITS reader rank -> writer rank   (channel, n) pairs: the reader consumed n more messages
 //   BROKEN  reader rank -> writer rank   channel: the reader is gone; further writes throw BrokenChannel
 //   ABORT   any rank -> every other      text: the network failed there (a process threw, an interrupt)
-//   PROBE   rank 0 -> every other        round: the deadlock check across ranks (watch.hpp), twice a second
+//   PROBE   rank 0 -> every other        round: the deadlock check across ranks (watch.hpp), every 200 ms
+//                                        (20 ms while growths go on)
 //   STATUS  every other -> rank 0        round, stalled, done, channel messages sent and received,
-//                                        fingerprint, the blocked processes
+//                                        fingerprint, its smallest full channel with a waiting writer
+//                                        (capacity, name), the blocked processes
+//   GROW    rank 0 -> one rank           round, new capacity: grow the full channel of that round's STATUS
 //   ALIVE   any rank -> any other        nothing: sent to a rank that was sent nothing else for 100 ms
+//
+// Parks' growth across ranks (watch.hpp). When rank 0's check finds the deadlock (two quiet rounds, above)
+// and some rank's STATUS named a full channel that a process waits to write, the deadlock is artificial:
+// rank 0 grows the smallest such channel over all ranks (ties: the lowest rank), to twice its capacity
+// but at most --max-capacity, as the runtime does on one machine, instead of stopping the run. It sends
+// GROW (or grows its own) naming the round of the STATUS that reported it; the rank grows the channel it
+// sampled in that round. Nothing moved since (the verdict says nothing can), so it is still full and its
+// writer still waits; grow() wakes it. A cross-rank channel grows on its writer's rank: the Outbox's
+// capacity is the window, so the writer may have twice as many messages unconsumed; the reader's rank
+// needs no word of it, since its Inbox holds whatever arrives (the window bounds it, remote_channels.hpp).
+// No growth is lost or doubled: rank 0 forgets its previous round (previous_all_stalled_ = false), so
+// the next verdict needs two new quiet rounds; its next PROBE to that rank follows the GROW from the same
+// sender on the same communicator and matches the same receive (MPI_ANY_TAG), so by MPI's non-overtaking
+// rule the rank has grown the channel before it answers, and its woken writer makes it not stalled. If the
+// channel may not grow (at --max-capacity) or no writer waits on a full one, the deadlock is true and is
+// reported as before. While growths go on, rank 0 probes every 20 ms instead of every 200 ms.
 //
 // Liveness (a rank killed, crashed or stopped). MPI itself says nothing when a peer dies: Open MPI's
 // mpirun, by default, sees the dead rank's exit and sends SIGTERM to the others (SIGKILL 1 s later,
@@ -63,6 +82,7 @@
 namespace kpn::distributed {
 
 struct CommStats {
+  std::uint64_t channels_grown = 0;  // Parks' growths applied on this rank (rank 0's check across ranks)
   std::uint64_t values_sent = 0;    // messages of channels, sent to other ranks
   std::uint64_t batches_sent = 0;   // MPI messages that carried them (DATA)
   std::uint64_t bytes_sent = 0;     // every MPI message's bytes, control messages included
@@ -94,6 +114,8 @@ class Comm {
   void on_remote_failure(std::function<void()> interrupt) { interrupt_ = std::move(interrupt); }
   // Before start(): what this rank reports to the deadlock check (none: the check is off).
   void set_watch(const RankWatch* watch) { watch_ = watch; }
+  // Before start(): the largest capacity Parks' growth may give a channel (the runner's --max-capacity).
+  void set_max_capacity(std::size_t n) { max_capacity_ = n; }
   // Before start(): how long a peer may be silent while the run is on before it is taken for lost.
   void set_peer_timeout(std::chrono::milliseconds t) { peer_timeout_ = t; }
   void start();
@@ -136,9 +158,12 @@ class Comm {
     std::uint64_t sent = 0;
     std::uint64_t received = 0;
     std::uint64_t fingerprint = 0;
+    std::uint64_t full_capacity = 0;  // 0: no full channel with a waiting writer
+    std::string full_name;
     std::string blocked;
   };
-  Status local_status(bool done) const;
+  Status local_status(bool done, std::uint64_t round);
+  void grow_candidate(std::uint64_t round, std::uint64_t to);
   void watch_round(bool done);
   void on_status(int source, const Status& s);
 
@@ -181,6 +206,13 @@ class Comm {
   std::uint64_t previous_received_ = 0;
   std::chrono::steady_clock::time_point next_probe_{};
   bool deadlock_declared_ = false;
+  // Parks' growth across ranks: the full channel this rank reported in round candidate_round_ (the
+  // thread's own), and rank 0's time of its last growth (it probes faster for a while after one).
+  std::shared_ptr<ChannelBase> candidate_;
+  std::uint64_t candidate_round_ = 0;
+  std::size_t max_capacity_ = std::size_t{1} << 20;
+  std::chrono::steady_clock::time_point last_growth_{};
+  std::atomic<std::uint64_t> channels_grown_{0};
   bool ending_ = false;  // the counts are exchanged: receive only, send nothing new
   // Liveness: when this rank last sent to and last heard from each peer.
   std::vector<std::chrono::steady_clock::time_point> last_sent_, last_heard_;

@@ -608,6 +608,7 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
 
   comm.on_remote_failure([&runtime] { runtime->interrupt(); });
   comm.set_watch(part->watch.get());
+  comm.set_max_capacity(opt.max_capacity);
   comm.set_peer_timeout(std::chrono::milliseconds(static_cast<std::int64_t>(opt.peer_timeout_s * 1000.0)));
   const StopSignals stop_signals(*runtime);
 
@@ -674,16 +675,16 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
   const std::string rank_json = fmt::format(
       "{{\"rank\":{},\"host\":{},\"status\":{},\"error\":{},\"wall_s\":{:.6f},\"workers\":{},\"processes\":{},\"agents\":{},"
       "\"cross_rank_channels\":{},\"messages_sent\":{},\"batches_sent\":{},\"bytes_sent\":{},\"control_sent\":{},"
-      "\"messages_received\":{},\"batches_received\":{},\"bytes_received\":{},\"credit_stalls\":{},\"report\":{}}}",
+      "\"messages_received\":{},\"batches_received\":{},\"bytes_received\":{},\"credit_stalls\":{},\"channels_grown\":{},\"report\":{}}}",
       rank, kpn::json_string(session->host()), kpn::json_string(status), error.empty() ? "null" : kpn::json_string(error), wall_s,
       report ? report->workers.size() : 0, part->processes, part->agents, part->cross_channels, cs.values_sent, cs.batches_sent,
-      cs.bytes_sent, cs.control_sent, cs.values_received, cs.batches_received, cs.bytes_received, stalls,
+      cs.bytes_sent, cs.control_sent, cs.values_received, cs.batches_received, cs.bytes_received, stalls, cs.channels_grown,
       report ? report->to_json(false) : std::string("null"));
   if (lost && rank != 0) session->abort(final_code);
   const std::vector<std::string> per_rank = lost ? std::vector<std::string>{rank_json} : session->gather(rank_json);
   const std::vector<std::uint64_t> totals =
-      lost ? std::vector<std::uint64_t>{cs.values_sent, cs.batches_sent, cs.bytes_sent, cs.control_sent, stalls}
-           : session->sum({cs.values_sent, cs.batches_sent, cs.bytes_sent, cs.control_sent, stalls});
+      lost ? std::vector<std::uint64_t>{cs.values_sent, cs.batches_sent, cs.bytes_sent, cs.control_sent, stalls, cs.channels_grown}
+           : session->sum({cs.values_sent, cs.batches_sent, cs.bytes_sent, cs.control_sent, stalls, cs.channels_grown});
   const double slowest_s = lost ? wall_s : session->max_over_ranks(wall_s);
   // From here on only rank 0 (no collective follows); a lost rank ends the job once the report is out.
   const auto done = [&](int c) {
@@ -694,17 +695,17 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
   if (report && !opt.quiet) std::cerr << report->summary();
   if (!opt.quiet) {
     std::cerr << fmt::format("distributed: {} ranks, the slowest {:.6f} s wall; {} messages crossed ranks in {} batches ({:.1f} per "
-                             "batch), {} bytes with {} control messages; {} credit stalls\n",
+                             "batch), {} bytes with {} control messages; {} credit stalls; {} channels grown across ranks (Parks)\n",
                              ranks, slowest_s, totals[0], totals[1], totals[1] ? static_cast<double>(totals[0]) / static_cast<double>(totals[1]) : 0.0,
-                             totals[2], totals[3], totals[4]);
+                             totals[2], totals[3], totals[4], totals[5]);
   }
   if (final_code != kExitOk && code == kExitOk) std::cerr << "kpn-run: rank 0: another rank failed (its error is above)\n";
   if (opt.stats_json.empty() || !report) return done(final_code);
   // With a lost rank, per_rank and the totals are rank 0's alone, and "lost" says why.
   const std::string distributed = fmt::format(
       "{{\"ranks\":{},\"exit_status\":{},\"wall_s\":{:.6f},\"placement\":{},\"messages_crossed\":{},\"batches\":{},\"bytes\":{},"
-      "\"control_messages\":{},\"credit_stalls\":{},\"lost\":{},\"per_rank\":[{}]}}",
-      ranks, final_code, slowest_s, d::placement_json(*resolved, placement, ranks), totals[0], totals[1], totals[2], totals[3], totals[4],
+      "\"control_messages\":{},\"credit_stalls\":{},\"channels_grown\":{},\"lost\":{},\"per_rank\":[{}]}}",
+      ranks, final_code, slowest_s, d::placement_json(*resolved, placement, ranks), totals[0], totals[1], totals[2], totals[3], totals[4], totals[5],
       lost ? kpn::json_string(*lost) : std::string("null"), fmt::join(per_rank, ","));
   try {
     write_text(opt.stats_json, report_json(opt, *resolved, *report, status, error, {{"distributed", distributed}}));

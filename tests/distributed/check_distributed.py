@@ -14,6 +14,8 @@ cases:
                   naming it
   ranks           `rank:` on replicas (round-robin, a range, a list): the placement and the output; a range beyond
                   the rank count is an error with file:line:column on every rank
+  growth          Parks' growth across ranks: hamming.yaml at capacity 1 gives one machine's values on 2, 3 and 4
+                  ranks; with --max-capacity too small it is a deadlock naming the channel
   interrupt       SIGINT at mpirun mid-run: every rank ends within seconds, rank 0's report says interrupted
 """
 import json
@@ -31,9 +33,8 @@ TIMEOUT = 60  # seconds for one mpirun; the ctest timeout is above the sum
 CONFIG_SETS = {
     "fibonacci.yaml": [],
     "fork-join.yaml": ["count=20000", "branches=5"],
-    # Its feedback loop needs Parks' growth with capacity 1, which does not cross ranks yet
-    # (docs/distributed.md): channels large enough never to fill, on both sides of the comparison.
-    "hamming.yaml": ["count=1000", "capacity=2048"],
+    # Capacity 1: its feedback loop needs Parks' growth, across ranks too (the case `growth` checks it).
+    "hamming.yaml": ["count=1000"],
     "pipeline.yaml": ["count=20000", "stages=6"],
     "ring.yaml": ["nodes=12", "laps=200"],
     "unbalanced-pipeline.yaml": ["count=3000", "heavy_us=2"],
@@ -178,6 +179,31 @@ def case_ranks(kpn_run, src):
         check(f"rank-replicas.yaml:8:" in p.stderr
               and f"process 'w': the range 0..3 reaches rank 2, beyond the 2 ranks of this run (0 to 1) (rank {r})" in p.stderr,
               f"a range 0..3 on 2 ranks: the error with file:line:col on rank {r}", p)
+
+
+def case_growth(kpn_run, src):
+    path = os.path.join(src, "configs", "hamming.yaml")
+    sets = ["--set", "count=1000", "--set", "capacity=1", "--set", "print_values=true"]
+    alone = run([kpn_run, path, "-q", "--cpus", "1"] + sets)
+    check(alone.returncode == 0 and "hamming" in alone.stdout, "hamming.yaml at capacity 1 without MPI", alone)
+    for ranks in (2, 3, 4):
+        with tempfile.TemporaryDirectory() as tmp:
+            stats = os.path.join(tmp, "stats.json")
+            started = time.monotonic()
+            p = run(mpirun(ranks, [kpn_run, path, "--distributed", "-q", "--cpus", "1", "--stats-json", stats] + sets))
+            took = time.monotonic() - started
+            what = f"hamming.yaml at capacity 1 on {ranks} ranks"
+            check(p.returncode == 0 and p.stdout == alone.stdout, f"{what}: one machine's values ({took:.1f} s)", p)
+            if p.returncode != 0:
+                continue
+            with open(stats) as f:
+                d = json.load(f)["distributed"]
+            check(d.get("placement", {}).get("cut", 0) > 0, f"{what}: some channels cross ranks: {d.get('placement')}")
+            check(d.get("channels_grown", 0) > 0, f"{what}: channels grown across ranks: {d.get('channels_grown')}")
+    p = run(mpirun(2, [kpn_run, path, "--distributed", "-q", "--cpus", "1", "--max-capacity", "2"] + sets))
+    check(p.returncode == 1 and "rank 0: stopped: deadlock across ranks" in p.stderr
+          and "is full at capacity 2 and may not grow past the maximum capacity 2" in p.stderr,
+          "hamming.yaml with --max-capacity 2 on 2 ranks: a deadlock naming the channel that may not grow", p)
 
 
 def case_deadlock(kpn_run, src):
@@ -357,7 +383,7 @@ def main():
     kpn_run, src, case = sys.argv[1], sys.argv[2], sys.argv[3]
     if case == "configs":
         case_configs(kpn_run, src, int(sys.argv[4]))
-    elif case in ("errors", "broken", "failure", "window", "deadlock", "lost", "interrupt", "ranks"):
+    elif case in ("errors", "broken", "failure", "window", "deadlock", "lost", "interrupt", "ranks", "growth"):
         globals()["case_" + case](kpn_run, src)
     else:
         print(f"unknown case {case}", file=sys.stderr)
