@@ -25,6 +25,7 @@ constexpr int kTagGrow = 6;    // rank 0 -> a rank: Parks' growth of the full ch
 constexpr auto kProbePeriod = std::chrono::milliseconds(200);
 constexpr auto kGrowingPeriod = std::chrono::milliseconds(20);
 constexpr auto kBusyGrowing = std::chrono::seconds(2);
+constexpr auto kRoundPatience = std::chrono::seconds(1);
 // Liveness (comm.hpp): a peer hears from this rank at least this often while the thread runs ...
 constexpr auto kAlivePeriod = std::chrono::milliseconds(100);
 // ... and, once this rank was stopped by a signal, a peer silent this long is lost (7 periods: a live
@@ -417,6 +418,11 @@ void Comm::watch_round(bool done) {
   if (rank_ != 0 || size_ == 1 || watch_ == nullptr || deadlock_declared_ || done) return;
   const auto now = std::chrono::steady_clock::now();
   if (now < next_probe_) return;
+  // A round still waiting for answers goes on (a slow rank would otherwise never finish one while rounds
+  // come every 20 ms), for a second at most (a late answer is dropped: its round is over).
+  const bool answered = std::all_of(statuses_.begin(), statuses_.end(), [](const auto& st) { return st.has_value(); });
+  if (!answered && now - round_started_ < kRoundPatience) return;
+  round_started_ = now;
   next_probe_ = now + (now - last_growth_ < kBusyGrowing ? kGrowingPeriod : kProbePeriod);
   ++round_;
   statuses_.assign(static_cast<std::size_t>(size_), std::nullopt);

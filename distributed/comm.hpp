@@ -205,6 +205,7 @@ class Comm {
   std::uint64_t previous_sent_ = 0;      // the four counters (Mattern): totals of the previous round
   std::uint64_t previous_received_ = 0;
   std::chrono::steady_clock::time_point next_probe_{};
+  std::chrono::steady_clock::time_point round_started_{};
   bool deadlock_declared_ = false;
   // Parks' growth across ranks: the full channel this rank reported in round candidate_round_ (the
   // thread's own), and rank 0's time of its last growth (it probes faster for a while after one).
