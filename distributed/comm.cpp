@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "distributed/wire.hpp"
+#include "runtime/log.hpp"
 
 namespace kpn::distributed {
 namespace {
@@ -16,8 +17,28 @@ constexpr int kTagChannel = 1;  // DATA, EOS, CREDITS, BROKEN: in order between 
 constexpr int kTagAbort = 2;
 constexpr int kTagProbe = 3;   // rank 0 -> the others: a round of the deadlock check
 constexpr int kTagStatus = 4;  // the others -> rank 0: their answer
-// How often rank 0 asks: a deadlock is reported within about three periods.
-constexpr auto kProbePeriod = std::chrono::milliseconds(500);
+constexpr int kTagAlive = 5;   // liveness: sent to a peer that was sent nothing else for kAlivePeriod
+constexpr int kTagGrow = 6;    // rank 0 -> a rank: Parks' growth of the full channel it reported
+// How often rank 0 asks: a deadlock is reported within about three periods. While growths go on (for
+// kBusyGrowing after the last one) it asks every kGrowingPeriod, so a network that needs many growths is
+// not held up; a round that finds every rank quiet is followed by the next one after kGrowingPeriod too.
+constexpr auto kProbePeriod = std::chrono::milliseconds(200);
+constexpr auto kGrowingPeriod = std::chrono::milliseconds(20);
+constexpr auto kBusyGrowing = std::chrono::seconds(2);
+constexpr auto kRoundPatience = std::chrono::seconds(1);
+// Liveness (comm.hpp): a peer hears from this rank at least this often while the thread runs ...
+constexpr auto kAlivePeriod = std::chrono::milliseconds(100);
+// ... and, once this rank was stopped by a signal, a peer silent this long is lost (7 periods: a live
+// rank's thread that misses that many turns on a loaded machine is rare, and mpirun's SIGKILL comes 1 s
+// after its SIGTERM).
+constexpr auto kAfterSignal = std::chrono::milliseconds(700);
+
+std::string mpi_error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return std::string(text, static_cast<std::size_t>(length));
+}
 
 enum Kind : std::uint8_t { kData = 1, kEos = 2, kCredits = 3, kBroken = 4 };
 
@@ -31,12 +52,16 @@ std::string header(Kind kind, std::uint32_t channel) {
 }  // namespace
 
 struct Comm::Pending {
+  int dest = 0;
   std::string bytes;
   MPI_Request request = MPI_REQUEST_NULL;
 };
 
 Comm::Comm(int rank, int size) : rank_(rank), size_(size), sent_to_(size, 0), received_from_(size, 0) {
   MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+  // An error of a send to a dead peer (TCP, for one) comes back as a code: that peer is lost (comm.hpp),
+  // where MPI's default handler would abort this rank without naming it.
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
 }
 
 Comm::~Comm() {
@@ -72,7 +97,11 @@ std::vector<InLink*> Comm::in_links() {
   return v;
 }
 
-void Comm::start() { thread_ = std::thread([this] { loop(); }); }
+void Comm::start() {
+  last_sent_.assign(static_cast<std::size_t>(size_), std::chrono::steady_clock::now());
+  last_heard_ = last_sent_;
+  thread_ = std::thread([this] { loop(); });
+}
 
 void Comm::post_data(const OutLink& link, std::uint32_t count, std::string payload) {
   std::string bytes = header(kData, link.channel);
@@ -126,6 +155,11 @@ std::optional<std::string> Comm::remote_failure() const {
   return remote_failure_;
 }
 
+std::optional<std::string> Comm::lost_peer() const {
+  std::lock_guard g(mutex_);
+  return lost_;
+}
+
 void Comm::finish() {
   {
     std::lock_guard g(mutex_);
@@ -144,14 +178,21 @@ CommStats Comm::stats() const {
   s.values_received = values_received_.load();
   s.batches_received = batches_received_.load();
   s.bytes_received = bytes_received_.load();
+  s.channels_grown = channels_grown_.load();
   return s;
 }
 
 void Comm::isend(int dest, int tag, std::string bytes) {
   auto p = std::make_unique<Pending>();  // never moves: MPI holds a pointer into its buffer until done
+  p->dest = dest;
   p->bytes = std::move(bytes);
-  MPI_Isend(p->bytes.data(), static_cast<int>(p->bytes.size()), MPI_BYTE, dest, tag, comm_, &p->request);
+  const int rc = MPI_Isend(p->bytes.data(), static_cast<int>(p->bytes.size()), MPI_BYTE, dest, tag, comm_, &p->request);
+  if (rc != MPI_SUCCESS) {
+    lose(dest, "sending to it failed: " + mpi_error_text(rc));
+    return;
+  }
   ++sent_to_[static_cast<std::size_t>(dest)];
+  if (!last_sent_.empty()) last_sent_[static_cast<std::size_t>(dest)] = std::chrono::steady_clock::now();
   if (tag == kTagChannel) ++channel_sent_;
   bytes_sent_.fetch_add(p->bytes.size(), std::memory_order_relaxed);
   pending_.push_back(std::move(p));
@@ -200,6 +241,7 @@ bool Comm::receive_arrived() {
     std::string bytes(static_cast<std::size_t>(n), '\0');
     MPI_Recv(bytes.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm_, MPI_STATUS_IGNORE);
     ++received_from_[static_cast<std::size_t>(st.MPI_SOURCE)];
+    if (!last_heard_.empty()) last_heard_[static_cast<std::size_t>(st.MPI_SOURCE)] = std::chrono::steady_clock::now();
     if (st.MPI_TAG == kTagChannel) ++channel_received_;
     bytes_received_.fetch_add(bytes.size(), std::memory_order_relaxed);
     dispatch(st.MPI_SOURCE, st.MPI_TAG, bytes);
@@ -209,6 +251,7 @@ bool Comm::receive_arrived() {
 }
 
 void Comm::dispatch(int source, int tag, const std::string& bytes) {
+  if (tag == kTagAlive) return;  // its arrival (the last-heard time) is all it says
   if (tag == kTagAbort) {
     std::lock_guard g(mutex_);
     if (!remote_failure_) remote_failure_ = bytes;
@@ -216,6 +259,12 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
   }
   const char* p = bytes.data();
   const char* end = p + bytes.size();
+  if (tag == kTagGrow) {
+    const auto round = detail::get_raw<std::uint64_t>(p, end);
+    const auto to = detail::get_raw<std::uint64_t>(p, end);
+    grow_candidate(round, to);
+    return;
+  }
   if (tag == kTagProbe) {
     // After the counts are exchanged nothing may be sent: a STATUS then would arrive uncounted (and its
     // round is over anyway, since rank 0 stopped probing before it entered the barrier).
@@ -226,7 +275,7 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
       std::lock_guard g(mutex_);
       done = local_done_;
     }
-    const Status st = local_status(done);
+    const Status st = local_status(done, round);
     std::string reply;
     detail::put_raw(reply, round);
     detail::put_raw(reply, static_cast<std::uint8_t>(st.stalled));
@@ -234,6 +283,9 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
     detail::put_raw(reply, st.sent);
     detail::put_raw(reply, st.received);
     detail::put_raw(reply, st.fingerprint);
+    detail::put_raw(reply, st.full_capacity);
+    detail::put_raw(reply, static_cast<std::uint32_t>(st.full_name.size()));
+    reply += st.full_name;
     reply += st.blocked;
     isend(source, kTagStatus, std::move(reply));
     return;
@@ -247,6 +299,11 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
     st.sent = detail::get_raw<std::uint64_t>(p, end);
     st.received = detail::get_raw<std::uint64_t>(p, end);
     st.fingerprint = detail::get_raw<std::uint64_t>(p, end);
+    st.full_capacity = detail::get_raw<std::uint64_t>(p, end);
+    const auto name_size = detail::get_raw<std::uint32_t>(p, end);
+    if (static_cast<std::size_t>(end - p) < name_size) throw WireError(fmt::format("rank {}: a short STATUS from rank {}", rank_, source));
+    st.full_name.assign(p, p + name_size);
+    p += name_size;
     st.blocked.assign(p, end);
     on_status(source, st);
     return;
@@ -302,15 +359,31 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
 
 bool Comm::test_sends() {
   const std::size_t before = pending_.size();
-  std::erase_if(pending_, [](const std::unique_ptr<Pending>& p) {
+  std::erase_if(pending_, [this](const std::unique_ptr<Pending>& p) {
     int done = 0;
-    MPI_Test(&p->request, &done, MPI_STATUS_IGNORE);
+    const int rc = MPI_Test(&p->request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+      lose(p->dest, "a send to it failed: " + mpi_error_text(rc));
+      return true;
+    }
     return done != 0;
   });
   return pending_.size() != before;
 }
 
-Comm::Status Comm::local_status(bool done) const {
+void Comm::grow_candidate(std::uint64_t round, std::uint64_t to) {
+  if (round != candidate_round_ || candidate_ == nullptr) return;  // cannot happen: rank 0 names this rank's last round
+  const std::size_t from = candidate_->capacity();
+  candidate_->grow(static_cast<std::size_t>(to));  // wakes its writer: the network goes on
+  const std::uint64_t n = channels_grown_.fetch_add(1) + 1;
+  // The first growth is worth a warning, the rest go to debug level (as the runtime's, deadlock_monitor.cpp).
+  log().log(n == 1 ? spdlog::level::warn : spdlog::level::debug,
+            "rank {}: artificial deadlock across ranks resolved: channel '{}' grown from {} to {} messages{}", rank_,
+            candidate_->name(), from, to, n == 1 ? " (further resolutions are logged at debug level)" : "");
+  candidate_.reset();
+}
+
+Comm::Status Comm::local_status(bool done, std::uint64_t round) {
   Status st;
   st.done = done;
   st.sent = channel_sent_;
@@ -325,10 +398,16 @@ Comm::Status Comm::local_status(bool done) const {
   }
   // Sends still in flight need no look here: a channel message sent and not received makes the round's
   // totals differ (and a PROBE or STATUS is no channel traffic).
-  const WatchSample s = watch_->sample();
+  WatchSample s = watch_->sample();
   st.stalled = s.stalled;
   st.fingerprint = s.fingerprint;
   st.blocked = s.blocked;
+  if (s.stalled && s.full != nullptr) {
+    st.full_capacity = s.full_capacity;
+    st.full_name = s.full_name;
+  }
+  candidate_ = st.full_capacity != 0 ? std::move(s.full) : nullptr;
+  candidate_round_ = round;
   return st;
 }
 
@@ -339,13 +418,18 @@ void Comm::watch_round(bool done) {
   if (rank_ != 0 || size_ == 1 || watch_ == nullptr || deadlock_declared_ || done) return;
   const auto now = std::chrono::steady_clock::now();
   if (now < next_probe_) return;
-  next_probe_ = now + kProbePeriod;
+  // A round still waiting for answers goes on (a slow rank would otherwise never finish one while rounds
+  // come every 20 ms), for a second at most (a late answer is dropped: its round is over).
+  const bool answered = std::all_of(statuses_.begin(), statuses_.end(), [](const auto& st) { return st.has_value(); });
+  if (!answered && now - round_started_ < kRoundPatience) return;
+  round_started_ = now;
+  next_probe_ = now + (now - last_growth_ < kBusyGrowing ? kGrowingPeriod : kProbePeriod);
   ++round_;
   statuses_.assign(static_cast<std::size_t>(size_), std::nullopt);
   std::string probe;
   detail::put_raw(probe, round_);
   for (int r = 1; r < size_; ++r) isend(r, kTagProbe, probe);
-  on_status(0, local_status(false));
+  on_status(0, local_status(false, round_));
 }
 
 void Comm::on_status(int source, const Status& s) {
@@ -373,23 +457,70 @@ void Comm::on_status(int source, const Status& s) {
   previous_fingerprints_ = std::move(fingerprints);
   previous_sent_ = sent;
   previous_received_ = received;
+  if (quiet && !deadlock) next_probe_ = std::min(next_probe_, std::chrono::steady_clock::now() + kGrowingPeriod);  // confirm soon
   if (!deadlock) return;
+  // Artificial (a writer waits on a full channel somewhere): grow the smallest such channel (comm.hpp).
+  int grow_rank = -1;
+  for (int r = 0; r < size_; ++r) {
+    const Status& st = *statuses_[static_cast<std::size_t>(r)];
+    if (st.full_capacity != 0 && (grow_rank < 0 || st.full_capacity < statuses_[static_cast<std::size_t>(grow_rank)]->full_capacity)) grow_rank = r;
+  }
+  std::string refused;
+  if (grow_rank >= 0) {
+    const Status& st = *statuses_[static_cast<std::size_t>(grow_rank)];
+    const std::uint64_t to = std::min<std::uint64_t>(st.full_capacity * 2, max_capacity_);
+    if (to > st.full_capacity) {
+      previous_all_stalled_ = false;  // the next verdict needs two new quiet rounds
+      last_growth_ = std::chrono::steady_clock::now();
+      next_probe_ = last_growth_ + kGrowingPeriod;
+      if (grow_rank == 0) {
+        grow_candidate(round_, to);
+      } else {
+        std::string grow;
+        detail::put_raw(grow, round_);
+        detail::put_raw(grow, to);
+        isend(grow_rank, kTagGrow, std::move(grow));
+      }
+      return;
+    }
+    refused = fmt::format("channel '{}' is full at capacity {} and may not grow past the maximum capacity {}", st.full_name,
+                          st.full_capacity, max_capacity_);
+  }
   deadlock_declared_ = true;
   std::string text = "deadlock across ranks: every process is blocked on a channel and no message is in flight";
   for (int r = 0; r < size_; ++r) {
     const Status& st = *statuses_[static_cast<std::size_t>(r)];
     text += fmt::format("; rank {}: {}", r, st.done ? "done" : st.blocked);
   }
-  if (text.find(" writes '") != std::string::npos) {
-    text += " (a writer waits on a full channel: if more room would let the network go on, this is an artificial "
-            "deadlock, which kpn resolves by Parks' growth on one machine but not yet across ranks; raise that capacity "
-            "or place the cycle on one rank with `rank:`)";
-  }
+  if (!refused.empty()) text += "; " + refused + " (raise --max-capacity)";
   {
     std::lock_guard g(mutex_);
     if (!remote_failure_) remote_failure_ = text;  // rank 0 stops too, by the same path as the others
   }
   for (int r = 1; r < size_; ++r) isend(r, kTagAbort, text);
+}
+
+void Comm::lose(int peer, const std::string& why) {
+  std::lock_guard g(mutex_);
+  if (lost_) return;
+  lost_ = fmt::format("rank {} stopped answering (killed, crashed or stopped): {}", peer, why);
+  // The first failure wins the run's message; the lost rank is named by lost_peer() in any case.
+  if (!remote_failure_) remote_failure_ = lost_;
+}
+
+bool Comm::check_peers(std::chrono::steady_clock::time_point now) {
+  const auto timeout = hurried_.load() ? std::min<std::chrono::milliseconds>(peer_timeout_, kAfterSignal) : peer_timeout_;
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    const auto i = static_cast<std::size_t>(r);
+    if (now - last_sent_[i] >= kAlivePeriod) isend(r, kTagAlive, std::string());
+    if (now - last_heard_[i] > timeout) {
+      lose(r, fmt::format("nothing heard from it for {:.1f} s",
+                          std::chrono::duration<double>(now - last_heard_[i]).count()));
+    }
+  }
+  std::lock_guard g(mutex_);
+  return lost_.has_value();
 }
 
 void Comm::loop() {
@@ -401,11 +532,16 @@ void Comm::loop() {
   for (;;) {
     bool done = false;
     bool failed = false;
+    bool lost = false;
     {
       std::lock_guard g(mutex_);
       done = local_done_;
       failed = remote_failure_.has_value();
+      lost = lost_.has_value();
     }
+    // A lost peer never enters the barrier: once this rank's run has returned, leave without the end's
+    // exchange (comm.hpp); the runner ends the job.
+    if (lost && done) return;
     // Read `done` before taking the posts: what the main thread posted before local_done is sent now.
     bool progress = send_posted();
     progress |= receive_arrived();
@@ -425,6 +561,7 @@ void Comm::loop() {
       if (complete) break;
     }
     const auto now = clock::now();
+    if (!lost && check_peers(now)) continue;  // interrupt at once (above)
     if (progress) {
       last_progress = now;
       continue;

@@ -11,9 +11,44 @@
 //   CREDITS reader rank -> writer rank   (channel, n) pairs: the reader consumed n more messages
 //   BROKEN  reader rank -> writer rank   channel: the reader is gone; further writes throw BrokenChannel
 //   ABORT   any rank -> every other      text: the network failed there (a process threw, an interrupt)
-//   PROBE   rank 0 -> every other        round: the deadlock check across ranks (watch.hpp), twice a second
+//   PROBE   rank 0 -> every other        round: the deadlock check across ranks (watch.hpp), every 200 ms
+//                                        (20 ms while growths go on)
 //   STATUS  every other -> rank 0        round, stalled, done, channel messages sent and received,
-//                                        fingerprint, the blocked processes
+//                                        fingerprint, its smallest full channel with a waiting writer
+//                                        (capacity, name), the blocked processes
+//   GROW    rank 0 -> one rank           round, new capacity: grow the full channel of that round's STATUS
+//   ALIVE   any rank -> any other        nothing: sent to a rank that was sent nothing else for 100 ms
+//
+// Parks' growth across ranks (watch.hpp). When rank 0's check finds the deadlock (two quiet rounds, above)
+// and some rank's STATUS named a full channel that a process waits to write, the deadlock is artificial:
+// rank 0 grows the smallest such channel over all ranks (ties: the lowest rank), to twice its capacity
+// but at most --max-capacity, as the runtime does on one machine, instead of stopping the run. It sends
+// GROW (or grows its own) naming the round of the STATUS that reported it; the rank grows the channel it
+// sampled in that round. Nothing moved since (the verdict says nothing can), so it is still full and its
+// writer still waits; grow() wakes it. A cross-rank channel grows on its writer's rank: the Outbox's
+// capacity is the window, so the writer may have twice as many messages unconsumed; the reader's rank
+// needs no word of it, since its Inbox holds whatever arrives (the window bounds it, remote_channels.hpp).
+// No growth is lost or doubled: rank 0 forgets its previous round (previous_all_stalled_ = false), so
+// the next verdict needs two new quiet rounds; its next PROBE to that rank follows the GROW from the same
+// sender on the same communicator and matches the same receive (MPI_ANY_TAG), so by MPI's non-overtaking
+// rule the rank has grown the channel before it answers, and its woken writer makes it not stalled. If the
+// channel may not grow (at --max-capacity) or no writer waits on a full one, the deadlock is true and is
+// reported as before. While growths go on, rank 0 probes every 20 ms instead of every 200 ms.
+//
+// Liveness (a rank killed, crashed or stopped). MPI itself says nothing when a peer dies: Open MPI's
+// mpirun, by default, sees the dead rank's exit and sends SIGTERM to the others (SIGKILL 1 s later,
+// odls_base_sigkill_timeout), and under `mpirun --enable-recovery` it lets them run on, where they would
+// wait for the dead rank's credits, barrier or STATUS forever. So, while the thread runs, each rank sends
+// every other something at least every kAlivePeriod (100 ms: ALIVE when it had nothing else to send), and
+// every message received refreshes its sender's last-heard time. A peer not heard from for the timeout is
+// *lost*: the rank interrupts its run with "rank P stopped answering", leaves the end below (the barrier
+// would wait for P) and the runner ends the job with MPI_Abort instead of the collectives of the report.
+// The timeout is the runner's --peer-timeout (10 s by default: a live rank's thread never goes that long
+// without a turn, and every live rank answers, done or not, until the barrier completes) while the run is
+// on, and 0.7 s once this rank was stopped by a signal (stopped_by_signal()): that is what mpirun does when
+// a rank died, every live rank got the same signal and keeps answering until the end, so a silent one is
+// the dead one, named before mpirun's SIGKILL comes. No false "lost" can end a run that would have ended
+// well: a rank only stops answering after the barrier completes, and then no rank checks any more.
 //
 // The end (finish). A rank's run ends when its processes, agents included, have ended. It then enters a
 // non-blocking barrier while still receiving; the barrier completes once every rank has entered it, so
@@ -47,6 +82,7 @@
 namespace kpn::distributed {
 
 struct CommStats {
+  std::uint64_t channels_grown = 0;  // Parks' growths applied on this rank (rank 0's check across ranks)
   std::uint64_t values_sent = 0;    // messages of channels, sent to other ranks
   std::uint64_t batches_sent = 0;   // MPI messages that carried them (DATA)
   std::uint64_t bytes_sent = 0;     // every MPI message's bytes, control messages included
@@ -78,7 +114,13 @@ class Comm {
   void on_remote_failure(std::function<void()> interrupt) { interrupt_ = std::move(interrupt); }
   // Before start(): what this rank reports to the deadlock check (none: the check is off).
   void set_watch(const RankWatch* watch) { watch_ = watch; }
+  // Before start(): the largest capacity Parks' growth may give a channel (the runner's --max-capacity).
+  void set_max_capacity(std::size_t n) { max_capacity_ = n; }
+  // Before start(): how long a peer may be silent while the run is on before it is taken for lost.
+  void set_peer_timeout(std::chrono::milliseconds t) { peer_timeout_ = t; }
   void start();
+  // This rank's run was stopped by a signal (likely mpirun ending the job): a peer silent for 0.7 s is lost.
+  void stopped_by_signal() { hurried_.store(true); }
 
   // From any thread or process, while the thread runs. Never block (beyond a short lock).
   void post_data(const OutLink& link, std::uint32_t count, std::string payload);
@@ -89,6 +131,9 @@ class Comm {
 
   // The first failure reported by another rank, if any.
   std::optional<std::string> remote_failure() const;
+  // After finish(): set when a peer stopped answering ("rank P stopped answering ..."). The end was then
+  // cut short: no collective may follow (the lost rank would never join it); end the job with MPI_Abort.
+  std::optional<std::string> lost_peer() const;
   // The main thread, once its run has returned: starts the end (above) and waits for the thread.
   void finish();
 
@@ -103,6 +148,9 @@ class Comm {
   void isend(int dest, int tag, std::string bytes);
   bool test_sends();
   void drain_at_end();
+  // Liveness (above): ALIVE to quiet peers; true (and lost_ set) once a peer is silent past the timeout.
+  bool check_peers(std::chrono::steady_clock::time_point now);
+  void lose(int peer, const std::string& why);
   // The deadlock check across ranks (watch.hpp); rank 0 probes, every rank answers.
   struct Status {
     bool stalled = false;
@@ -110,9 +158,12 @@ class Comm {
     std::uint64_t sent = 0;
     std::uint64_t received = 0;
     std::uint64_t fingerprint = 0;
+    std::uint64_t full_capacity = 0;  // 0: no full channel with a waiting writer
+    std::string full_name;
     std::string blocked;
   };
-  Status local_status(bool done) const;
+  Status local_status(bool done, std::uint64_t round);
+  void grow_candidate(std::uint64_t round, std::uint64_t to);
   void watch_round(bool done);
   void on_status(int source, const Status& s);
 
@@ -138,6 +189,7 @@ class Comm {
   std::map<std::uint32_t, std::uint64_t> credits_;  // channel -> consumed, not yet sent
   bool local_done_ = false;
   std::optional<std::string> remote_failure_;
+  std::optional<std::string> lost_;  // a peer stopped answering (the thread sets it, finish() reads it)
 
   // The thread's own.
   std::vector<std::unique_ptr<Pending>> pending_;  // sends in flight (their buffers must live until done)
@@ -153,8 +205,20 @@ class Comm {
   std::uint64_t previous_sent_ = 0;      // the four counters (Mattern): totals of the previous round
   std::uint64_t previous_received_ = 0;
   std::chrono::steady_clock::time_point next_probe_{};
+  std::chrono::steady_clock::time_point round_started_{};
   bool deadlock_declared_ = false;
+  // Parks' growth across ranks: the full channel this rank reported in round candidate_round_ (the
+  // thread's own), and rank 0's time of its last growth (it probes faster for a while after one).
+  std::shared_ptr<ChannelBase> candidate_;
+  std::uint64_t candidate_round_ = 0;
+  std::size_t max_capacity_ = std::size_t{1} << 20;
+  std::chrono::steady_clock::time_point last_growth_{};
+  std::atomic<std::uint64_t> channels_grown_{0};
   bool ending_ = false;  // the counts are exchanged: receive only, send nothing new
+  // Liveness: when this rank last sent to and last heard from each peer.
+  std::vector<std::chrono::steady_clock::time_point> last_sent_, last_heard_;
+  std::chrono::milliseconds peer_timeout_{10000};
+  std::atomic<bool> hurried_{false};
 
   std::atomic<std::uint64_t> values_sent_{0}, batches_sent_{0}, bytes_sent_{0}, control_sent_{0};
   std::atomic<std::uint64_t> values_received_{0}, batches_received_{0}, bytes_received_{0};

@@ -32,13 +32,17 @@ const char* method_name(partition::Method m) {
 
 void check_ranks(const ResolvedNetwork& net, int ranks) {
   std::vector<Diagnostic> errors;
-  std::vector<std::string> seen;  // one error per declaration, not per replica
+  std::vector<std::string> seen;  // one error per place in the file (a `rank:`, a list's entry), not per replica
   for (const auto& p : net.processes) {
     if (!p.rank || *p.rank < ranks) continue;
-    if (std::find(seen.begin(), seen.end(), p.declaration) != seen.end()) continue;
-    seen.push_back(p.declaration);
-    errors.push_back(Diagnostic{p.rank_where, fmt::format("process '{}': rank {} is beyond the {} rank{} of this run (0 to {})",
-                                                          p.declaration, *p.rank, ranks, ranks == 1 ? "" : "s", ranks - 1)});
+    const std::string key = p.declaration + "@" + p.rank_where.str();
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    const std::string count = fmt::format("the {} rank{} of this run (0 to {})", ranks, ranks == 1 ? "" : "s", ranks - 1);
+    errors.push_back(Diagnostic{p.rank_where, p.rank_range.empty()
+                                                  ? fmt::format("process '{}': rank {} is beyond {}", p.declaration, *p.rank, count)
+                                                  : fmt::format("process '{}': the range {} reaches rank {}, beyond {}", p.declaration,
+                                                                p.rank_range, *p.rank, count)});
   }
   if (!errors.empty()) throw TopologyError(std::move(errors));
 }
@@ -59,7 +63,9 @@ Placement place(const ResolvedNetwork& net, int ranks) {
   bool all_fixed = !net.processes.empty();
   g.fixed.assign(net.processes.size(), -1);
   for (std::size_t i = 0; i < net.processes.size(); ++i) {
-    if (net.processes[i].rank) g.fixed[i] = *net.processes[i].rank;
+    const ResolvedProcess& p = net.processes[i];
+    if (p.rank) g.fixed[i] = *p.rank;
+    else if (p.rank_round_robin) g.fixed[i] = p.replica % ranks;  // rank: round-robin (docs/topology.md)
     else all_fixed = false;
   }
   if (all_fixed) return described(net, g.fixed, ranks, "explicit");

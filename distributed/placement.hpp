@@ -1,6 +1,7 @@
 #pragma once
 // Which rank runs each process of a resolved network (replicas expanded). A process whose declaration
-// has `rank:` goes there; the others are divided by the METIS partitioner of schedulers/partition.hpp:
+// has `rank:` goes where it says (its own rank, its entry of a list, its turn in a range A..B, or replica
+// mod the rank count for `round-robin`: resolve.cpp); the others are divided by the METIS partitioner of schedulers/partition.hpp:
 // one vertex per process (equal CPU weights), one edge per channel, the fixed ones fixed, into one part
 // per rank, balancing the count of processes and cutting few channels. Rank 0 computes it and broadcasts
 // it (the runner), so every rank builds its part of the same placement.

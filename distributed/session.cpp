@@ -1,5 +1,6 @@
 #include "distributed/session.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -43,6 +44,13 @@ Session::Session(int& argc, char**& argv) {
 }
 
 Session::~Session() { MPI_Finalize(); }
+
+void Session::abort(int code) const {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);  // MPI_Abort does not return; should it, this rank still ends
+}
 
 bool Session::all_ok(bool ok) const {
   int mine = ok ? 1 : 0;

@@ -43,6 +43,9 @@ class Session {
   std::vector<std::uint64_t> sum(std::vector<std::uint64_t> values) const;
   // Collective: every rank's text, at rank 0 (empty elsewhere).
   std::vector<std::string> gather(const std::string& text) const;
+  // Not collective: ends every rank of the job with `code` (MPI_Abort), for when a rank is lost and no
+  // collective can complete (comm.hpp: liveness). Open MPI's mpirun prints its own note and exits non-zero.
+  [[noreturn]] void abort(int code) const;
 
  private:
   int rank_ = 0;

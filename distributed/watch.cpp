@@ -36,6 +36,11 @@ WatchSample RankWatch::sample() const {
       const ProcessId user = writes ? snap.writer : snap.reader;
       if (waiter != 0 && waiter == user) {
         waits = true;
+        if (writes && snap.size >= snap.capacity && (s.full == nullptr || snap.capacity < s.full_capacity)) {
+          s.full = channel;
+          s.full_capacity = snap.capacity;
+          s.full_name = snap.name;
+        }
         if (s.blocked.size() < 2000) {
           s.blocked += fmt::format("{}{} {} '{}'", s.blocked.empty() ? "" : "; ", p.name, writes ? "writes" : "reads", snap.name);
         }

@@ -14,6 +14,11 @@
 // was not done, as many channel messages were received as were sent (none in flight), and the ranks'
 // fingerprints were the same: nothing can change any more, since only a message, a timer or a running
 // process could change it, and there is none.
+//
+// Parks' growth across ranks. A stalled rank also reports the smallest full channel that one of its
+// processes waits to write (`full`): a local channel, or the Outbox of a cross-rank one, whose window is
+// then full. If the deadlock has such a writer it is artificial, and rank 0 grows the smallest of them,
+// over every rank, as one machine's runtime would (comm.hpp: GROW).
 
 #include <atomic>
 #include <cstdint>
@@ -30,6 +35,10 @@ struct WatchSample {
   bool stalled = false;
   std::uint64_t fingerprint = 0;
   std::string blocked;  // "snk reads 'slow.out -> snk.in'; ...", for the deadlock's message
+  // The smallest full channel a waiting process writes (none: null), for Parks' growth across ranks.
+  std::shared_ptr<ChannelBase> full;
+  std::size_t full_capacity = 0;
+  std::string full_name;
 };
 
 class RankWatch {

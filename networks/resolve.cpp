@@ -153,6 +153,80 @@ class Resolver {
     return fmt::format(" (from {}, {})", s.text, it->second.origin);
   }
 
+  // What `rank:` says of a declaration's replicas: ranks empty (no `rank:`), one rank for every replica,
+  // or one per replica (a list, a range A..B dealt round-robin); or round_robin (replica mod the run's
+  // rank count, resolved at placement). wheres parallels ranks (the list's entries), or holds one location.
+  struct RankRule {
+    std::vector<int> ranks;
+    std::vector<Location> wheres;
+    bool round_robin = false;
+    std::string range;
+  };
+
+  // `rank:` of declaration d with `replicas` replicas (0 if their count is in error): an integer, `A..B`,
+  // `round-robin` (each possibly through a parameter) or a list of integers, one per replica.
+  RankRule rank_rule(const ProcessDecl& d, int replicas) {
+    RankRule rule;
+    const std::string what = fmt::format("process '{}': rank", d.name);
+    if (!d.rank_list.empty()) {
+      for (std::size_t i = 0; i < d.rank_list.size(); ++i) {
+        auto r = bounded_int(d.rank_list[i], fmt::format("{} entry {}", what, i), 0, limits::kMaxRank);
+        if (!r) return {};
+        rule.ranks.push_back(static_cast<int>(*r));
+        rule.wheres.push_back(d.rank_list[i].where);
+      }
+      if (replicas > 0 && rule.ranks.size() != static_cast<std::size_t>(replicas)) {
+        diags_.error(d.rank_list_where,
+                     fmt::format("{}: a list of {} rank{} for {} replica{}; give one rank per replica, or deal them with "
+                                 "a range (rank: A..B) or rank: round-robin",
+                                 what, rule.ranks.size(), rule.ranks.size() == 1 ? "" : "s", replicas, replicas == 1 ? "" : "s"));
+        return {};
+      }
+      return rule;
+    }
+    if (!d.rank) return rule;
+    const Scalar& s = *d.rank;
+    std::string text = s.text;
+    if (s.is_param()) {
+      auto v = value(s, ArgType::String, what);
+      if (!v) return {};
+      text = std::get<std::string>(*v);
+    }
+    const auto expected = [&] {
+      diags_.error(s.where, fmt::format("{}: expected an integer 0 to {}, a range A..B (replicas dealt over ranks A to B), "
+                                        "round-robin (over every rank) or a list of integers, got '{}'{}",
+                                        what, limits::kMaxRank, text, origin_of(s)));
+      return RankRule{};
+    };
+    if (text == "round-robin") {
+      rule.round_robin = true;
+      rule.wheres.push_back(s.where);
+      return rule;
+    }
+    if (const auto dots = text.find(".."); dots != std::string::npos) {
+      const auto first = parse_value(text.substr(0, dots), ArgType::Int);
+      const auto last = parse_value(text.substr(dots + 2), ArgType::Int);
+      if (!first || !last) return expected();
+      const std::int64_t a = std::get<std::int64_t>(*first);
+      const std::int64_t b = std::get<std::int64_t>(*last);
+      if (a < 0 || b > limits::kMaxRank || a > b) {
+        diags_.error(s.where, fmt::format("{}: the range {} must run upwards within [0, {}]{}", what, text, limits::kMaxRank, origin_of(s)));
+        return {};
+      }
+      // Replica i on rank a + i mod (b - a + 1): consecutive replicas on consecutive ranks, as mpirun deals ranks.
+      for (int i = 0; i < std::max(replicas, 1); ++i) rule.ranks.push_back(static_cast<int>(a + i % (b - a + 1)));
+      rule.wheres.push_back(s.where);
+      rule.range = text;
+      return rule;
+    }
+    if (!parse_value(text, ArgType::Int)) return expected();
+    auto r = bounded_int(s, what, 0, limits::kMaxRank);
+    if (!r) return {};
+    rule.ranks.push_back(static_cast<int>(*r));
+    rule.wheres.push_back(s.where);
+    return rule;
+  }
+
   // Checks a process declaration and records it; `total` counts the processes declared so far.
   void declare_process(const ProcessDecl& d, std::size_t& total) {
     const KindSpec* kind = find_kind(d.kind.text);
@@ -187,11 +261,7 @@ class Resolver {
       if (r) options.priority = static_cast<int>(*r);
     }
     // The rank count is known only at launch (distributed/placement.cpp checks the upper bound there).
-    std::optional<int> rank;
-    if (d.rank) {
-      auto r = bounded_int(*d.rank, fmt::format("process '{}': rank", d.name), 0, limits::kMaxRank);
-      if (r) rank = static_cast<int>(*r);
-    }
+    RankRule rank = rank_rule(d, replicas);
     std::map<std::string, Value> args;
     std::vector<std::string> arg_names;
     for (const auto& a : kind->args) arg_names.push_back(a.name);
@@ -217,8 +287,7 @@ class Resolver {
     decl.where = d.where;
     decl.args = std::move(args);
     decl.options = options;
-    decl.rank = rank;
-    if (d.rank) decl.rank_where = d.rank->where;
+    decl.rank = std::move(rank);
     total += static_cast<std::size_t>(replicas);
     declared_[d.name] = std::move(decl);
   }
@@ -237,8 +306,12 @@ class Resolver {
       p.replicas = decl.count;
       p.args = decl.args;
       p.options = decl.options;
-      p.rank = decl.rank;
-      p.rank_where = decl.rank_where;
+      const RankRule& r = decl.rank;
+      if (r.ranks.size() == 1) p.rank = r.ranks[0];
+      else if (!r.ranks.empty()) p.rank = r.ranks[static_cast<std::size_t>(i)];
+      if (!r.wheres.empty()) p.rank_where = r.wheres.size() == 1 ? r.wheres[0] : r.wheres[static_cast<std::size_t>(i)];
+      p.rank_round_robin = r.round_robin;
+      p.rank_range = r.range;
       out_.processes.push_back(std::move(p));
     }
   }
@@ -251,8 +324,7 @@ class Resolver {
     Location where;
     std::map<std::string, Value> args;
     ProcessOptions options;
-    std::optional<int> rank;
-    Location rank_where;
+    RankRule rank;
   };
 
   // Expands one side; nullopt (with a diagnostic) if it names something that does not exist.

@@ -25,8 +25,13 @@ struct KPN_EXPORT ResolvedProcess {
   int replicas = 1;
   std::map<std::string, Value> args;  // every argument of the kind, defaults filled in
   ProcessOptions options;
-  std::optional<int> rank;  // `rank:` of its declaration (a --distributed run places it there)
-  Location rank_where;      // where that `rank:` is written, for the error of a rank beyond the count
+  // `rank:` of its declaration (a --distributed run places it there; docs/topology.md): this replica's rank
+  // (from `rank: N`, its entry of a list, or its turn in a range `A..B`), or none with rank_round_robin
+  // (`rank: round-robin`: replica mod the run's rank count, known only at launch).
+  std::optional<int> rank;
+  bool rank_round_robin = false;
+  std::string rank_range;  // "A..B" when the rank comes from a range, for the error of a rank beyond the count
+  Location rank_where;     // where that rank (the list's entry) is written
   std::map<std::string, std::vector<std::size_t>> ports;  // port -> channel indexes, in order
 };
 

@@ -38,7 +38,12 @@ struct KPN_EXPORT ProcessDecl {
   std::optional<Scalar> stack_size;  // bytes; default config::kDefaultStackSize
   std::optional<Scalar> cpu;         // home worker hint, for placement policies
   std::optional<Scalar> priority;    // ProcessOptions::priority, config::kMinPriority to kMaxPriority
-  std::optional<Scalar> rank;        // the MPI rank of a --distributed run (every replica); ignored otherwise
+  // The MPI rank of a --distributed run (ignored otherwise): `rank: N` (every replica), `rank: A..B` or
+  // `rank: round-robin` (replicas dealt over ranks), or a list `rank: [r0, r1, ...]`, one per replica
+  // (then `rank` is unset and `rank_list` holds the entries, `rank_list_where` the list).
+  std::optional<Scalar> rank;
+  std::vector<Scalar> rank_list;
+  Location rank_list_where;
 };
 
 // `process.port`, `process[i].port`: one side of a channel declaration.

@@ -200,7 +200,20 @@ class Loader {
       if (auto s = body["stack_size"]) p.stack_size = scalar(s, fmt::format("process '{}': 'stack_size'", name));
       if (auto c = body["cpu"]) p.cpu = scalar(c, fmt::format("process '{}': 'cpu'", name));
       if (auto r = body["priority"]) p.priority = scalar(r, fmt::format("process '{}': 'priority'", name));
-      if (auto r = body["rank"]) p.rank = scalar(r, fmt::format("process '{}': 'rank'", name));
+      if (auto r = body["rank"]) {
+        if (r.IsSequence()) {
+          // rank: [r0, r1, ...]: one entry per replica (resolve.cpp checks the count).
+          p.rank_list_where = at(r.Mark());
+          if (r.size() == 0) diags_.error(p.rank_list_where, fmt::format("process '{}': 'rank' is an empty list; give one rank per replica", name));
+          std::size_t i = 0;
+          for (const auto& e : r) {
+            if (auto s = scalar(e, fmt::format("process '{}': 'rank' entry {}", name, i))) p.rank_list.push_back(*s);
+            ++i;
+          }
+        } else {
+          p.rank = scalar(r, fmt::format("process '{}': 'rank'", name));
+        }
+      }
       t.processes.push_back(std::move(p));
     }
   }

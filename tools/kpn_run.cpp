@@ -164,6 +164,7 @@ struct Options {
   bool json = false;
   bool measure_t0 = false;
   bool distributed = false;
+  double peer_timeout_s = 10.0;  // --distributed: a rank silent this long is lost (distributed/comm.hpp)
 };
 
 // Writing a result failed (a full disk, a closed pipe): not the network's fault, but not success either.
@@ -607,6 +608,8 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
 
   comm.on_remote_failure([&runtime] { runtime->interrupt(); });
   comm.set_watch(part->watch.get());
+  comm.set_max_capacity(opt.max_capacity);
+  comm.set_peer_timeout(std::chrono::milliseconds(static_cast<std::int64_t>(opt.peer_timeout_s * 1000.0)));
   const StopSignals stop_signals(*runtime);
 
   comm.start();
@@ -631,6 +634,7 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
       status = "interrupted";
       error = fmt::format("interrupted by {}", g_signal == SIGTERM ? "SIGTERM" : "SIGINT");
       code = 128 + (g_signal != 0 ? static_cast<int>(g_signal) : SIGINT);
+      comm.stopped_by_signal();  // mpirun may be ending the job because a rank died: name it soon
       comm.post_abort(fmt::format("rank {} ({}): {}", rank, session->host(), error));
     } else {
       status = dynamic_cast<const kpn::DeadlockError*>(&e) != nullptr ? "deadlock" : "failed";
@@ -649,12 +653,21 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
     std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, error);
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  comm.finish();  // every rank's run is over, and every message received, once this returns
+  comm.finish();  // every rank's run is over, and every message received, once this returns (or a rank is lost)
   if (const int err = results_error.load(); err != 0) {
     std::cerr << fmt::format("kpn-run: rank {}: cannot write the network's results to stdout: {}\n", rank, std::strerror(err));
     code = kExitRunFailed;
   }
-  const int final_code = session->max_over_ranks(code);
+  const std::optional<std::string> lost = comm.lost_peer();
+  if (lost) {
+    // No collective can complete without the lost rank: this rank says which one it was, rank 0 writes
+    // what it has (its own part), and the job ends here (distributed/comm.hpp: liveness).
+    if (error.find(*lost) == std::string::npos) std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, *lost);
+    error = error.empty() || error.find(*lost) != std::string::npos ? *lost : *lost + "; this rank: " + error;
+    status = "failed";
+    code = kExitRunFailed;
+  }
+  const int final_code = lost ? code : session->max_over_ranks(code);
 
   // The report: every rank's numbers gathered at rank 0.
   const d::CommStats cs = comm.stats();
@@ -662,36 +675,45 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
   const std::string rank_json = fmt::format(
       "{{\"rank\":{},\"host\":{},\"status\":{},\"error\":{},\"wall_s\":{:.6f},\"workers\":{},\"processes\":{},\"agents\":{},"
       "\"cross_rank_channels\":{},\"messages_sent\":{},\"batches_sent\":{},\"bytes_sent\":{},\"control_sent\":{},"
-      "\"messages_received\":{},\"batches_received\":{},\"bytes_received\":{},\"credit_stalls\":{},\"report\":{}}}",
+      "\"messages_received\":{},\"batches_received\":{},\"bytes_received\":{},\"credit_stalls\":{},\"channels_grown\":{},\"report\":{}}}",
       rank, kpn::json_string(session->host()), kpn::json_string(status), error.empty() ? "null" : kpn::json_string(error), wall_s,
       report ? report->workers.size() : 0, part->processes, part->agents, part->cross_channels, cs.values_sent, cs.batches_sent,
-      cs.bytes_sent, cs.control_sent, cs.values_received, cs.batches_received, cs.bytes_received, stalls,
+      cs.bytes_sent, cs.control_sent, cs.values_received, cs.batches_received, cs.bytes_received, stalls, cs.channels_grown,
       report ? report->to_json(false) : std::string("null"));
-  const std::vector<std::string> per_rank = session->gather(rank_json);
-  const std::vector<std::uint64_t> totals = session->sum({cs.values_sent, cs.batches_sent, cs.bytes_sent, cs.control_sent, stalls});
-  const double slowest_s = session->max_over_ranks(wall_s);
+  if (lost && rank != 0) session->abort(final_code);
+  const std::vector<std::string> per_rank = lost ? std::vector<std::string>{rank_json} : session->gather(rank_json);
+  const std::vector<std::uint64_t> totals =
+      lost ? std::vector<std::uint64_t>{cs.values_sent, cs.batches_sent, cs.bytes_sent, cs.control_sent, stalls, cs.channels_grown}
+           : session->sum({cs.values_sent, cs.batches_sent, cs.bytes_sent, cs.control_sent, stalls, cs.channels_grown});
+  const double slowest_s = lost ? wall_s : session->max_over_ranks(wall_s);
+  // From here on only rank 0 (no collective follows); a lost rank ends the job once the report is out.
+  const auto done = [&](int c) {
+    if (lost) session->abort(c);
+    return c;
+  };
   if (rank != 0) return final_code;
   if (report && !opt.quiet) std::cerr << report->summary();
   if (!opt.quiet) {
     std::cerr << fmt::format("distributed: {} ranks, the slowest {:.6f} s wall; {} messages crossed ranks in {} batches ({:.1f} per "
-                             "batch), {} bytes with {} control messages; {} credit stalls\n",
+                             "batch), {} bytes with {} control messages; {} credit stalls; {} channels grown across ranks (Parks)\n",
                              ranks, slowest_s, totals[0], totals[1], totals[1] ? static_cast<double>(totals[0]) / static_cast<double>(totals[1]) : 0.0,
-                             totals[2], totals[3], totals[4]);
+                             totals[2], totals[3], totals[4], totals[5]);
   }
   if (final_code != kExitOk && code == kExitOk) std::cerr << "kpn-run: rank 0: another rank failed (its error is above)\n";
-  if (opt.stats_json.empty() || !report) return final_code;
+  if (opt.stats_json.empty() || !report) return done(final_code);
+  // With a lost rank, per_rank and the totals are rank 0's alone, and "lost" says why.
   const std::string distributed = fmt::format(
       "{{\"ranks\":{},\"exit_status\":{},\"wall_s\":{:.6f},\"placement\":{},\"messages_crossed\":{},\"batches\":{},\"bytes\":{},"
-      "\"control_messages\":{},\"credit_stalls\":{},\"per_rank\":[{}]}}",
-      ranks, final_code, slowest_s, d::placement_json(*resolved, placement, ranks), totals[0], totals[1], totals[2], totals[3], totals[4],
-      fmt::join(per_rank, ","));
+      "\"control_messages\":{},\"credit_stalls\":{},\"channels_grown\":{},\"lost\":{},\"per_rank\":[{}]}}",
+      ranks, final_code, slowest_s, d::placement_json(*resolved, placement, ranks), totals[0], totals[1], totals[2], totals[3], totals[4], totals[5],
+      lost ? kpn::json_string(*lost) : std::string("null"), fmt::join(per_rank, ","));
   try {
     write_text(opt.stats_json, report_json(opt, *resolved, *report, status, error, {{"distributed", distributed}}));
   } catch (const WriteError& e) {
     std::cerr << fmt::format("kpn-run: --stats-json: {} (the run itself: {}, exit status {})\n", e.what(), status, final_code);
-    return kExitRunFailed;
+    return done(kExitRunFailed);
   }
-  return final_code;
+  return done(final_code);
 }
 #endif
 
@@ -752,6 +774,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, kpn::config::kMaxBlockingThreads));
   app.add_flag("--distributed", opt.distributed,
                "run one network over the ranks of an MPI job: mpirun -np R kpn-run FILE --distributed (docs/distributed.md)");
+  app.add_option("--peer-timeout", opt.peer_timeout_s,
+                 "--distributed: seconds a rank may be silent before the others stop with 'rank N stopped answering'")
+      ->capture_default_str()
+      ->check(CLI::Range(0.5, 3600.0));
   app.add_flag("--kinds", opt.kinds, "describe every process kind (ports, arguments), with --plugin's, and exit");
   app.add_flag("--json", opt.json, "with --kinds: print the description as one JSON object");
   app.set_version_flag("--version", std::string("kpn-run ") + KPN_VERSION);

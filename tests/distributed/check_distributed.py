@@ -10,9 +10,18 @@ cases:
   failure         a process that throws on rank 1 stops rank 0 too; exit 1, the process named
   window          a capacity-1 channel across ranks stalls its writer; the JSON report merges the ranks
   deadlock        a true deadlock spanning two ranks is reported within seconds (exit 1, status "deadlock")
+  lost            a rank killed (kill -9) or stopped (SIGSTOP) mid-run: the others end within seconds, non-zero,
+                  naming it
+  ranks           `rank:` on replicas (round-robin, a range, a list): the placement and the output; a range beyond
+                  the rank count is an error with file:line:column on every rank
+  growth          Parks' growth across ranks: hamming.yaml at capacity 1 gives one machine's values on 2, 3 and 4
+                  ranks; with --max-capacity too small it is a deadlock naming the channel
+  interrupt       SIGINT at mpirun mid-run: every rank ends within seconds, rank 0's report says interrupted
 """
 import json
 import os
+import selectors
+import signal
 import subprocess
 import sys
 import tempfile
@@ -24,9 +33,8 @@ TIMEOUT = 60  # seconds for one mpirun; the ctest timeout is above the sum
 CONFIG_SETS = {
     "fibonacci.yaml": [],
     "fork-join.yaml": ["count=20000", "branches=5"],
-    # Its feedback loop needs Parks' growth with capacity 1, which does not cross ranks yet
-    # (docs/distributed.md): channels large enough never to fill, on both sides of the comparison.
-    "hamming.yaml": ["count=1000", "capacity=2048"],
+    # Capacity 1: its feedback loop needs Parks' growth, across ranks too (the case `growth` checks it).
+    "hamming.yaml": ["count=1000"],
     "pipeline.yaml": ["count=20000", "stages=6"],
     "ring.yaml": ["nodes=12", "laps=200"],
     "unbalanced-pipeline.yaml": ["count=3000", "heavy_us=2"],
@@ -148,6 +156,56 @@ def case_window(kpn_run, src):
           f"per-rank counts: {ranks}")
 
 
+def case_ranks(kpn_run, src):
+    path = os.path.join(src, "tests", "distributed", "rank-replicas.yaml")
+    alone = run([kpn_run, path, "-q"])
+    check(alone.returncode == 0 and alone.stdout, "rank-replicas.yaml without MPI", alone)
+    for ranks, w_rank, expect_w in ((2, "round-robin", [0, 1, 0, 1]), (3, "round-robin", [0, 1, 2, 0]), (3, "1..2", [1, 2, 1, 2])):
+        what = f"rank-replicas.yaml on {ranks} ranks, w: rank: {w_rank}"
+        with tempfile.TemporaryDirectory() as tmp:
+            stats = os.path.join(tmp, "stats.json")
+            p = run(mpirun(ranks, [kpn_run, path, "--distributed", "-q", "--cpus", "1", "--set", f"w_rank={w_rank}", "--stats-json", stats]))
+            check(p.returncode == 0 and lines(p.stdout) == lines(alone.stdout), f"{what}: the output of one machine", p)
+            if p.returncode != 0:
+                continue
+            with open(stats) as f:
+                placed = json.load(f)["distributed"]["placement"]["processes"]
+        check([placed.get(f"w[{i}]") for i in range(4)] == expect_w, f"{what}: w placed {placed}")
+        check([placed.get(f"v[{i}]") for i in range(4)] == [1, 1, 0, 0], f"{what}: v placed by its list {placed}")
+        check(placed.get("src") == 0, f"{what}: src on rank 0 {placed}")
+    p = run(mpirun(2, [kpn_run, path, "--distributed", "-q", "--set", "w_rank=0..3"]))
+    check(p.returncode == 2, "a range 0..3 on 2 ranks: exit 2", p)
+    for r in (0, 1):
+        check(f"rank-replicas.yaml:8:" in p.stderr
+              and f"process 'w': the range 0..3 reaches rank 2, beyond the 2 ranks of this run (0 to 1) (rank {r})" in p.stderr,
+              f"a range 0..3 on 2 ranks: the error with file:line:col on rank {r}", p)
+
+
+def case_growth(kpn_run, src):
+    path = os.path.join(src, "configs", "hamming.yaml")
+    sets = ["--set", "count=1000", "--set", "capacity=1", "--set", "print_values=true"]
+    alone = run([kpn_run, path, "-q", "--cpus", "1"] + sets)
+    check(alone.returncode == 0 and "hamming" in alone.stdout, "hamming.yaml at capacity 1 without MPI", alone)
+    for ranks in (2, 3, 4):
+        with tempfile.TemporaryDirectory() as tmp:
+            stats = os.path.join(tmp, "stats.json")
+            started = time.monotonic()
+            p = run(mpirun(ranks, [kpn_run, path, "--distributed", "-q", "--cpus", "1", "--stats-json", stats] + sets))
+            took = time.monotonic() - started
+            what = f"hamming.yaml at capacity 1 on {ranks} ranks"
+            check(p.returncode == 0 and p.stdout == alone.stdout, f"{what}: one machine's values ({took:.1f} s)", p)
+            if p.returncode != 0:
+                continue
+            with open(stats) as f:
+                d = json.load(f)["distributed"]
+            check(d.get("placement", {}).get("cut", 0) > 0, f"{what}: some channels cross ranks: {d.get('placement')}")
+            check(d.get("channels_grown", 0) > 0, f"{what}: channels grown across ranks: {d.get('channels_grown')}")
+    p = run(mpirun(2, [kpn_run, path, "--distributed", "-q", "--cpus", "1", "--max-capacity", "2"] + sets))
+    check(p.returncode == 1 and "rank 0: stopped: deadlock across ranks" in p.stderr
+          and "is full at capacity 2 and may not grow past the maximum capacity 2" in p.stderr,
+          "hamming.yaml with --max-capacity 2 on 2 ranks: a deadlock naming the channel that may not grow", p)
+
+
 def case_deadlock(kpn_run, src):
     path = os.path.join(src, "tests", "distributed", "deadlock-across.yaml")
     with tempfile.TemporaryDirectory() as tmp:
@@ -168,6 +226,156 @@ def case_deadlock(kpn_run, src):
             check(False, "a deadlock across two ranks: rank 0 writes the report")
 
 
+class Started:
+    """An mpirun started in the background, its stdout read line by line (the run's sign of life) and
+    its stderr collected in a file, killed with every rank it started if a case leaves it running."""
+
+    def __init__(self, args, tmp):
+        self.err_path = os.path.join(tmp, "stderr")
+        self.err = open(self.err_path, "w")
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.err, text=True, env=env(),
+                                     start_new_session=True)
+        self.out = []
+
+    def first_line(self, timeout):
+        """Waits (select, bounded) for the first line on stdout: the network is running on every rank."""
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if sel.select(timeout=max(0.0, deadline - time.monotonic())):
+                line = self.proc.stdout.readline()
+                if not line:
+                    return False
+                self.out.append(line)
+                return True
+        return False
+
+    def rank_pid(self, rank):
+        """The pid of rank `rank`: the child of mpirun whose environment says OMPI_COMM_WORLD_RANK=rank."""
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                if ppid != self.proc.pid:
+                    continue
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if f"OMPI_COMM_WORLD_RANK={rank}".encode() in f.read().split(b"\0"):
+                        return int(entry)
+            except (OSError, ValueError, IndexError):
+                continue
+        return None
+
+    def wait(self, timeout):
+        """(exit status, seconds it took, stderr); None for the status if it did not end in time."""
+        started = time.monotonic()
+        try:
+            rest, _ = self.proc.communicate(timeout=timeout)
+            code = self.proc.returncode
+        except subprocess.TimeoutExpired:
+            code, rest = None, ""
+        took = time.monotonic() - started
+        self.kill()
+        self.out.append(rest or "")
+        self.err.close()
+        with open(self.err_path) as f:
+            return code, took, f.read()
+
+    def kill(self):
+        # mpirun and its ranks share the session started for it: nothing outlives the case.
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+
+
+def long_run(kpn_run, src, ranks, extra, tmp, mpirun_options=()):
+    path = os.path.join(src, "tests", "distributed", "long-run.yaml")
+    args = ["mpirun", "--oversubscribe", *mpirun_options, "-np", str(ranks), kpn_run, path, "--distributed", "-q", "--cpus", "1",
+            "--set", f"input={src}/README.md"] + extra
+    s = Started(args, tmp)
+    if not s.first_line(TIMEOUT):
+        code, _, err = s.wait(0)
+        failures.append(f"long-run.yaml on {ranks} ranks: no output within {TIMEOUT} s (exit {code}): {err[-2000:]!r}")
+        return None
+    return s
+
+
+def lost_case(kpn_run, src, what, sig, mpirun_options, kpn_names_it):
+    with tempfile.TemporaryDirectory() as tmp:
+        stats = os.path.join(tmp, "stats.json")
+        s = long_run(kpn_run, src, 2, ["--peer-timeout", "2", "--stats-json", stats], tmp, mpirun_options)
+        if s is None:
+            return
+        pid = s.rank_pid(1)
+        check(pid is not None, f"{what}: rank 1's pid is found among mpirun's children")
+        if pid is None:
+            s.wait(0)
+            return
+        os.kill(pid, sig)
+        code, took, err = s.wait(30)
+        check(code is not None and took < 15, f"{what}: the job ended {took:.1f} s after (exit {code}); stderr: {err[-3000:]!r}")
+        named_by_kpn = "kpn-run: rank 0: rank 1 stopped answering" in err or "kpn-run: rank 0: stopped: rank 1 stopped answering" in err
+        if kpn_names_it:
+            check(named_by_kpn, f"{what}: rank 0 names rank 1 as lost; stderr: {err[-3000:]!r}")
+            if os.path.exists(stats):
+                with open(stats) as f:
+                    report = json.load(f)
+                d = report.get("distributed", {})
+                check(report.get("status") == "failed" and "rank 1 stopped answering" in (d.get("lost") or "")
+                      and d.get("exit_status") == 1, f"{what}: the report says failed, rank 1 lost, exit 1: {report.get('status')} {d}")
+            else:
+                check(False, f"{what}: rank 0 writes its report")
+        else:
+            # Open MPI's mpirun ends the job itself (SIGTERM to the others, SIGKILL 1 s later) and names the
+            # dead rank; kpn's own message comes only if the SIGTERM leaves it 0.7 s (docs/distributed.md).
+            check(named_by_kpn or "process rank 1 " in err, f"{what}: rank 1 is named; stderr: {err[-3000:]!r}")
+        return code
+
+
+def case_lost(kpn_run, src):
+    # kill -9 under mpirun's defaults: mpirun ends the job; non-zero, bounded, the dead rank named.
+    code = lost_case(kpn_run, src, "rank 1 killed", signal.SIGKILL, [], False)
+    check(code is None or code != 0, f"rank 1 killed: mpirun exits non-zero, not {code}")
+    # kill -9 under --enable-recovery: mpirun lets rank 0 run on; kpn's liveness check stops it and names
+    # rank 1 (mpirun itself then exits 0 in this mode: Open MPI's choice; the report has the status).
+    lost_case(kpn_run, src, "rank 1 killed, mpirun --enable-recovery", signal.SIGKILL, ["--enable-recovery"], True)
+    # SIGSTOP: nothing dies, mpirun sees nothing; only kpn's liveness check can end the job.
+    code = lost_case(kpn_run, src, "rank 1 stopped", signal.SIGSTOP, [], True)
+    check(code is None or code != 0, f"rank 1 stopped: mpirun exits non-zero, not {code}")
+
+
+def case_interrupt(kpn_run, src):
+    for ranks in (2, 3):
+        with tempfile.TemporaryDirectory() as tmp:
+            stats = os.path.join(tmp, "stats.json")
+            s = long_run(kpn_run, src, ranks, ["--stats-json", stats], tmp)
+            if s is None:
+                continue
+            os.kill(s.proc.pid, signal.SIGINT)
+            code, took, err = s.wait(30)
+            what = f"SIGINT at mpirun, {ranks} ranks"
+            check(code is not None and code != 0 and took < 10, f"{what}: ended {took:.1f} s after, exit {code}; stderr: {err[-3000:]!r}")
+            check("kpn-run: rank 0: interrupted by SIG" in err or "kpn-run: rank 0: stopped: rank " in err,
+                  f"{what}: rank 0 says it was interrupted; stderr: {err[-3000:]!r}")
+            if not os.path.exists(stats):
+                check(False, f"{what}: rank 0 writes the report; stderr: {err[-3000:]!r}")
+                continue
+            with open(stats) as f:
+                report = json.load(f)
+            d = report.get("distributed", {})
+            per_rank = d.get("per_rank", [])
+            check(report.get("status") == "interrupted" and len(per_rank) == ranks and d.get("lost") is None,
+                  f"{what}: the report says interrupted and has every rank: {report.get('status')} {d.get('lost')} {len(per_rank)}")
+            # A rank with no process (rank 2 of 3: long-run.yaml places everything on 0 and 1) ends at once, "ok".
+            check(all(r.get("status") == "interrupted" for r in per_rank if r.get("processes", 0) > 0),
+                  f"{what}: every rank with processes was interrupted: {[(r.get('rank'), r.get('status')) for r in per_rank]}")
+            check(d.get("messages_crossed", 0) > 0, f"{what}: the report has what ran: {d.get('messages_crossed')} messages crossed")
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__, file=sys.stderr)
@@ -175,7 +383,7 @@ def main():
     kpn_run, src, case = sys.argv[1], sys.argv[2], sys.argv[3]
     if case == "configs":
         case_configs(kpn_run, src, int(sys.argv[4]))
-    elif case in ("errors", "broken", "failure", "window", "deadlock"):
+    elif case in ("errors", "broken", "failure", "window", "deadlock", "lost", "interrupt", "ranks", "growth"):
         globals()["case_" + case](kpn_run, src)
     else:
         print(f"unknown case {case}", file=sys.stderr)
