@@ -13,6 +13,9 @@ namespace kpn {
 
 namespace detail {
 std::atomic<bool> g_membarrier_ready{false};
+#if defined(KPN_TSAN)
+std::atomic<unsigned> g_tsan_fence{0};
+#endif
 }  // namespace detail
 
 namespace {
@@ -41,8 +44,11 @@ void prepare_asymmetric_fences() noexcept {
 }
 
 void asymmetric_fence_heavy() noexcept {
+#if defined(KPN_TSAN)
+  detail::g_tsan_fence.fetch_add(1, std::memory_order_seq_cst);
+#else
   prepare_asymmetric_fences();
-#if defined(__linux__) && !defined(KPN_TSAN)
+#if defined(__linux__)
   if (detail::g_membarrier_ready.load(std::memory_order_acquire)) {
     // Our own thread's accesses are ordered by the fence below; the system call orders everyone else's.
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -56,6 +62,7 @@ void asymmetric_fence_heavy() noexcept {
   }
 #endif
   std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
 }
 
 }  // namespace kpn

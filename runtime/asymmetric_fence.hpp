@@ -11,8 +11,11 @@
 // How: where the kernel has membarrier's private expedited command (Linux 4.14+, registered once per
 // program by prepare_asymmetric_fences), the light half is a compiler barrier and the heavy half makes
 // every CPU that runs a thread of this program execute a full barrier (an IPI; a thread that is not
-// running passes one when it is switched back in). Elsewhere, and under ThreadSanitizer (which knows
-// neither membarrier nor fences), both halves are a sequentially consistent fence: correct, only slower.
+// running passes one when it is switched back in). Elsewhere both halves are a sequentially consistent
+// fence: correct, only slower. Under ThreadSanitizer, which knows neither membarrier nor fences, both halves
+// are a read-modify-write of one shared atomic: such operations are totally ordered, and the later one
+// synchronizes with the earlier, which orders the two sides' stores and loads the same way, in terms the
+// race detector understands.
 // The choice is made once and never changes back: a light half that saw "no membarrier" used a real
 // fence, which is always enough.
 
@@ -25,6 +28,9 @@ namespace kpn {
 namespace detail {
 // Set once, after the registration succeeded, before any heavy half relies on it.
 extern std::atomic<bool> g_membarrier_ready;
+#if defined(KPN_TSAN)
+extern std::atomic<unsigned> g_tsan_fence;
+#endif
 }  // namespace detail
 
 // Registers this program for membarrier (idempotent, thread-safe). Called when a Runtime is created, so
@@ -32,13 +38,15 @@ extern std::atomic<bool> g_membarrier_ready;
 void prepare_asymmetric_fences() noexcept;
 
 inline void asymmetric_fence_light() noexcept {
-#if !defined(KPN_TSAN)
+#if defined(KPN_TSAN)
+  detail::g_tsan_fence.fetch_add(1, std::memory_order_seq_cst);
+#else
   if (detail::g_membarrier_ready.load(std::memory_order_relaxed)) [[likely]] {
     std::atomic_signal_fence(std::memory_order_seq_cst);
     return;
   }
-#endif
   std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
 }
 
 // A system call where membarrier is used (microseconds on a VM): for rare paths only.
