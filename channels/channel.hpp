@@ -67,19 +67,11 @@ class Channel final : public TypedChannel<T> {
   }
 
   std::optional<T> read() override {
-    Handoff handed;  // outlives every park below (the rules at the top)
     WakeList wake;
     std::unique_lock held(core_.lock);
-    while (buffer_.empty()) {
-      if (core_.closed) return std::nullopt;
-      handoff_ = current_run_hands_off() ? &handed : nullptr;  // Scheduler::direct_handoff
-      BusyWaitMutex& lock = *held.release();
-      // A value handed over completes the read even if the process is cancelled meanwhile: it is returned,
-      // not lost, and the process unwinds at its next blocking point or channel operation.
-      park(lock, core_.reader_waiting, *this, WaitDirection::Read, &handed.delivered);  // lock released
-      if (handed.delivered) return take_handed(handed);
-      held = std::unique_lock<BusyWaitMutex>(lock);
-      handoff_ = nullptr;  // woken without a value (closed): nothing may point at this frame any more
+    if (buffer_.empty()) [[unlikely]] {
+      std::optional<T> answer;
+      if (wait_readable(held, answer)) return answer;
     }
     std::optional<T> value(buffer_.pop_front());
     if (trail_.on_read(current_worker_index())) ++core_.cross_worker_messages;
@@ -150,17 +142,44 @@ class Channel final : public TypedChannel<T> {
   }
 
  private:
+  // read()'s wait, out of line: the read of a non-empty channel stays small (inlined where it is called).
+  // Parks until the buffer has a message (returns false, `held` locked again), or answers the read in
+  // `answer` (returns true; `held` locked or not): a value handed over, or the end of the stream.
+  [[gnu::noinline]] bool wait_readable(std::unique_lock<BusyWaitMutex>& held, std::optional<T>& answer) {
+    Handoff handed;  // outlives every park below (the rules at the top)
+    while (buffer_.empty()) {
+      if (core_.closed) return true;
+      handoff_ = current_run_hands_off() ? &handed : nullptr;  // Scheduler::direct_handoff
+      BusyWaitMutex& lock = *held.release();
+      try {
+        park(lock, core_.reader_waiting, *this, WaitDirection::Read);  // returns with the lock released
+      } catch (...) {
+        // Cancelled (the process, or the whole run) after a writer had handed the value over: the read
+        // completed before the cancellation, so the value is returned, not lost; the process unwinds at
+        // its next blocking point or channel operation.
+        if (!handed.value) throw;
+        answer = take_handed(handed);
+        return true;
+      }
+      if (handed.value) {
+        answer = take_handed(handed);
+        return true;
+      }
+      held = std::unique_lock<BusyWaitMutex>(lock);
+      handoff_ = nullptr;  // woken without a value (closed): nothing may point at this frame any more
+    }
+    return false;
+  }
+
   struct Handoff {
     std::optional<T> value;
-    int worker = -1;         // the writer's worker, for the cross-worker count
-    bool delivered = false;  // value is set (read by park, which cannot see T)
+    int worker = -1;  // the writer's worker, for the cross-worker count
   };
 
   // Under core_.lock, with the reader parked in read() (the rules at the top).
   void hand_over(T&& value, WakeList& wake) {
     handoff_->value.emplace(std::move(value));
     handoff_->worker = current_worker_index();
-    handoff_->delivered = true;
     handoff_ = nullptr;
     core_.count_message();
     wake.take(core_.reader_waiting);

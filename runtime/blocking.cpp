@@ -15,7 +15,7 @@
 
 namespace kpn {
 
-void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirection direction, const bool* completed) {
+void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirection direction) {
   Process* self = current_process();
   assert(self != nullptr && "park() outside a process");
   assert(slot == nullptr && "a channel side has one waiter at most");
@@ -38,10 +38,7 @@ void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirecti
   // wait fields keep their stale values: nobody reads them unless the state says BLOCKED, and then they
   // are those of the current park.
   self->wait_record_.clear();
-  if (self->cancel_ || self->cancel_requested()) [[unlikely]] {
-    // Woken by a waker that completed the wait (it owns nothing of ours any more): the caller returns its
-    // result; the process unwinds at its next blocking point.
-    if (completed != nullptr && *completed) return;
+  if (self->cancel_ || self->cancel_requested()) {
     // Unwinding: resumed by the teardown (nobody woke us, so we are still published in the slot), or
     // readied by a canceller or a waker after a cancel request (a message that arrived stays unread).
     lock.lock();

@@ -32,12 +32,8 @@ class Process;
 // from a process; `held` owns the lock that guards `slot`; `slot` is empty. Returns with the lock held
 // again. While the network stops it throws detail::Cancelled instead, with the lock released and `slot`
 // cleared. `channel` and `direction` say what it waits for (deadlock detection and reports).
-// The low-level form: `lock` held on entry, released on return. `completed`, when given, is a flag the
-// waker may raise while it owns the parked process (a reader's hand-off slot): raised, the wait's work is
-// done, and park returns instead of throwing even if the process was cancelled meanwhile (it unwinds at its
-// next blocking point), so nothing the waker handed over is lost.
-KPN_EXPORT void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirection direction,
-                     const bool* completed = nullptr);
+// The low-level form: `lock` held on entry, released on return.
+KPN_EXPORT void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirection direction);
 inline void park(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelView& channel,
                  WaitDirection direction) {
   BusyWaitMutex& lock = *held.release();

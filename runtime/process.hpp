@@ -135,7 +135,7 @@ class KPN_EXPORT Process {
   friend class WorkerThread;
   friend class ProcessTable;
   friend class Run;
-  friend void park(BusyWaitMutex&, Process*&, ChannelView&, WaitDirection, const bool*);
+  friend void park(BusyWaitMutex&, Process*&, ChannelView&, WaitDirection);
   friend bool park_until(BusyWaitMutex&, Process*&, ChannelView*, WaitDirection, std::int64_t);
   friend void fire_due_timers(RunShared&);
   friend void park_sleeping(std::int64_t);
