@@ -7,12 +7,13 @@
 #include <unordered_map>
 #include <utility>
 
+#include "runtime/cancel_run.hpp"
 #include "runtime/current.hpp"
 #include "runtime/cycle_clock.hpp"
 #include "runtime/fault_handler.hpp"
 #include "runtime/process.hpp"
 #include "runtime/report_builder.hpp"
-#include "runtime/cancel_run.hpp"
+#include "runtime/signal_mask.hpp"
 #include "runtime/worker_thread.hpp"
 
 namespace kpn {
@@ -109,11 +110,16 @@ void Run::finish_trace(RunReport& report, const RunError* failure) {
 }
 
 void Run::run_workers() {
-  if (trace_) trace_->start_sampling(shared_.channels);
-  monitor_.start_scanning();
   std::vector<std::thread> threads;
   threads.reserve(threads_.size());
-  for (auto& t : threads_) threads.emplace_back([t = t.get(), this] { t->thread_main(topology_); });
+  {
+    // The run's threads are started with the asynchronous signals blocked (signal_mask.hpp); this thread
+    // takes them again for the join, so a SIGINT lands here or on another of the program's threads.
+    const AsyncSignalsBlocked blocked;
+    if (trace_) trace_->start_sampling(shared_.channels);
+    monitor_.start_scanning();
+    for (auto& t : threads_) threads.emplace_back([t = t.get(), this] { t->thread_main(topology_); });
+  }
   for (auto& t : threads) t.join();
   monitor_.stop_scanning();
   if (trace_) trace_->stop_sampling();
