@@ -1,12 +1,19 @@
 #include "distributed/session.hpp"
 
+#include <sched.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <mpi.h>
 
 namespace kpn::distributed {
@@ -44,6 +51,59 @@ Session::Session(int& argc, char**& argv) {
 }
 
 Session::~Session() { MPI_Finalize(); }
+
+std::string Session::share_host_cpus() {
+  MPI_Comm local = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local);
+  int local_rank = 0;
+  int local_size = 1;
+  MPI_Comm_rank(local, &local_rank);
+  MPI_Comm_size(local, &local_size);
+  local_rank_ = local_rank;
+  local_size_ = local_size;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  const bool have_mask = sched_getaffinity(0, sizeof mask, &mask) == 0;
+  std::vector<int> cpus;
+  for (int c = 0; have_mask && c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &mask)) cpus.push_back(c);
+  }
+  // The same mask on every rank of this host (or no mask anywhere): only then is there anything to split.
+  std::uint64_t h = 1469598103934665603ull;
+  for (int c : cpus) h = (h ^ static_cast<std::uint64_t>(c)) * 1099511628211ull;
+  std::uint64_t lo = h;
+  std::uint64_t hi = h;
+  MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, local);
+  MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, local);
+  MPI_Comm_free(&local);
+  if (local_size == 1 || lo != hi || cpus.size() < 2) return "";
+  const std::size_t n = cpus.size();
+  const auto k = static_cast<std::size_t>(local_size);
+  const auto i = static_cast<std::size_t>(local_rank);
+  std::vector<int> share;
+  if (k >= n) {
+    share.push_back(cpus[i % n]);
+  } else {
+    share.assign(cpus.begin() + static_cast<std::ptrdiff_t>(i * n / k), cpus.begin() + static_cast<std::ptrdiff_t>((i + 1) * n / k));
+  }
+  cpu_set_t narrowed;
+  CPU_ZERO(&narrowed);
+  for (int c : share) CPU_SET(c, &narrowed);
+  // Every thread of the process, MPI's own included: the runtime takes the union of their bindings as
+  // the CPUs it may use (runtime/pinning.cpp), and threads started later inherit the main thread's.
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    const pid_t tid = static_cast<pid_t>(std::strtol(task.path().filename().c_str(), nullptr, 10));
+    if (sched_setaffinity(tid, sizeof narrowed, &narrowed) != 0 && errno != ESRCH) {
+      throw std::runtime_error(
+          fmt::format("cannot narrow rank {}'s CPU affinity to its share of the host: {}", rank_, std::strerror(errno)));
+    }
+  }
+  if (ec && sched_setaffinity(0, sizeof narrowed, &narrowed) != 0) {
+    throw std::runtime_error(fmt::format("cannot narrow rank {}'s CPU affinity to its share of the host: {}", rank_, std::strerror(errno)));
+  }
+  return fmt::format("{} of {} ranks on {} sharing its {} CPUs: CPUs {}", local_rank + 1, local_size, host_, n, fmt::join(share, ","));
+}
 
 void Session::abort(int code) const {
   std::fflush(stdout);

@@ -43,6 +43,18 @@ class Session {
   std::vector<std::uint64_t> sum(std::vector<std::uint64_t> values) const;
   // Collective: every rank's text, at rank 0 (empty elsewhere).
   std::vector<std::string> gather(const std::string& text) const;
+  // Collective: ranks started on one host with the same CPU affinity (mpirun without binding, as with
+  // --oversubscribe) would pin their workers to the same PUs, every rank's first worker on the first PU,
+  // and run one at a time. Each such rank narrows its affinity to its share of the host's CPUs: the
+  // allowed CPUs in OS order, split in contiguous blocks by local rank (a rank past the CPU count shares
+  // one, round-robin). Ranks already bound to different CPUs (mpirun --bind-to, srun --cpu-bind) keep them.
+  // Returns what it did, for the report ("" when nothing was narrowed); std::runtime_error if the kernel
+  // refused the new mask.
+  std::string share_host_cpus();
+  // Ranks on this host (after share_host_cpus: how many shared its CPUs), and this rank's index among them.
+  int local_size() const noexcept { return local_size_; }
+  int local_rank() const noexcept { return local_rank_; }
+
   // Not collective: ends every rank of the job with `code` (MPI_Abort), for when a rank is lost and no
   // collective can complete (comm.hpp: liveness). Open MPI's mpirun prints its own note and exits non-zero.
   [[noreturn]] void abort(int code) const;
@@ -51,6 +63,8 @@ class Session {
   int rank_ = 0;
   int size_ = 1;
   std::string host_;
+  int local_rank_ = 0;
+  int local_size_ = 1;
 };
 
 // FNV-1a over the file's bytes and the --set pairs: what every rank must agree on.

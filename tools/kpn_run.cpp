@@ -529,8 +529,11 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
   if (!opt.log_level.empty()) kpn::set_log_level(opt.log_level);
   if (opt.t0 > 0) kpn::work::set_iterations_per_second(opt.t0);
   std::optional<d::Session> session;
+  std::string cpu_share;
   try {
     session.emplace(argc, argv);
+    // Before any thread of the runtime starts: ranks sharing a host take disjoint CPUs (session.hpp).
+    cpu_share = session->share_host_cpus();
   } catch (const std::exception& e) {
     std::cerr << "kpn-run: --distributed: " << e.what() << "\n";
     return kExitBadInput;
@@ -675,11 +678,11 @@ int run_distributed(const Options& opt, int& argc, char**& argv) {
   const std::string rank_json = fmt::format(
       "{{\"rank\":{},\"host\":{},\"status\":{},\"error\":{},\"wall_s\":{:.6f},\"workers\":{},\"processes\":{},\"agents\":{},"
       "\"cross_rank_channels\":{},\"messages_sent\":{},\"batches_sent\":{},\"bytes_sent\":{},\"control_sent\":{},"
-      "\"messages_received\":{},\"batches_received\":{},\"bytes_received\":{},\"credit_stalls\":{},\"channels_grown\":{},\"report\":{}}}",
+      "\"messages_received\":{},\"batches_received\":{},\"bytes_received\":{},\"credit_stalls\":{},\"channels_grown\":{},\"cpu_share\":{},\"report\":{}}}",
       rank, kpn::json_string(session->host()), kpn::json_string(status), error.empty() ? "null" : kpn::json_string(error), wall_s,
       report ? report->workers.size() : 0, part->processes, part->agents, part->cross_channels, cs.values_sent, cs.batches_sent,
       cs.bytes_sent, cs.control_sent, cs.values_received, cs.batches_received, cs.bytes_received, stalls, cs.channels_grown,
-      report ? report->to_json(false) : std::string("null"));
+      cpu_share.empty() ? "null" : kpn::json_string(cpu_share), report ? report->to_json(false) : std::string("null"));
   if (lost && rank != 0) session->abort(final_code);
   const std::vector<std::string> per_rank = lost ? std::vector<std::string>{rank_json} : session->gather(rank_json);
   const std::vector<std::uint64_t> totals =
