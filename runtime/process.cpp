@@ -3,6 +3,7 @@
 #include <cassert>
 
 #include "runtime/cancelled.hpp"
+#include "runtime/direct_switch.hpp"
 #include "runtime/process_exit.hpp"
 #include "runtime/stack_pool.hpp"
 
@@ -77,6 +78,8 @@ ctx::fiber Process::entry(ctx::fiber&& worker) {
 
 void Process::switch_to_worker(SwitchReason why) {
   reason_ = why;
+  // A park (only a park: a yield or an exit needs the loop) may go straight to the next process.
+  if (why == SwitchReason::Park && detail::switch_directly(*this)) return;
 #if defined(KPN_TSAN)
   KPN_TSAN_SWITCH_TO(resumer_tsan_fiber_);
 #endif

@@ -85,6 +85,15 @@ class KPN_EXPORT Scheduler {
   virtual void on_yield(Process& p, Worker& w) = 0;
   // The next process for `w` to run, or nullptr if it found none this time.
   virtual Process* pick_next(Worker& w) = 0;
+  // A process `w` can run next without looking beyond what is its own (no steal attempt, no wait), or
+  // nullptr; what pick_next would have returned first. Asked on the stack of a process that parks on `w`
+  // (that process is in no queue yet), so that the worker switches straight to the next one
+  // (worker_thread.hpp); when it answers nullptr the worker's loop asks pick_next as usual. The default
+  // answers nullptr: every switch goes through the loop.
+  virtual Process* pick_local(Worker& w) {
+    (void)w;
+    return nullptr;
+  }
   // `w` found nothing to run; called before it asks pick_next again.
   virtual void on_idle(Worker& w) = 0;
   // The worker `p` is meant to live on, or -1 if the policy has no such notion (reports, graphs).

@@ -1,10 +1,12 @@
 #include "runtime/worker_thread.hpp"
 
 #include <cassert>
+#include <utility>
 
 #include "runtime/busy_wait_mutex.hpp"
 #include "runtime/current.hpp"
 #include "runtime/cycle_clock.hpp"
+#include "runtime/direct_switch.hpp"
 #include "runtime/fault_handler.hpp"
 #include "runtime/log.hpp"
 #include "runtime/pinning.hpp"
@@ -14,6 +16,12 @@
 #include "runtime/timed_wait.hpp"
 
 namespace kpn {
+namespace {
+// The worker of this kernel thread, for switch_directly; nullptr outside a run's workers (the teardown
+// helper has none: its switches all go through run_process). initial-exec as in current.cpp; read only
+// by switch_directly, which is out of line and reads it once, before its switch.
+[[gnu::tls_model("initial-exec")]] thread_local WorkerThread* t_self = nullptr;
+}  // namespace
 
 WorkerThread::WorkerThread(RunShared& run, int index, int pu)
     : run_(run), worker_(index, pu), last_tick_(cycle_clock::now()) {}
@@ -22,6 +30,7 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
   const AltSignalStack signal_stack;  // for the stack-overflow report (fault_handler.hpp)
   const StackPool::ThreadBinding stacks(run_.stacks, worker_.index());
   detail::set_current_worker(&worker_, worker_.index(), &run_, run_.scheduler.direct_handoff());
+  t_self = this;
   if (worker_.pu() >= 0 && topology != nullptr && !topology->pin_current_thread(worker_.pu())) {
     log().warn("worker {}: could not pin to processing unit {}; running unpinned", worker_.index(), worker_.pu());
   }
@@ -32,7 +41,7 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
   while (!run_.stop.stopping()) {
     // A scheduling point: one relaxed load while no timer exists (timer_queue.hpp).
     if (run_.timers.due()) fire_due_timers(run_);
-    Process* p = scheduler.pick_next(worker_);
+    Process* p = next_ != nullptr ? std::exchange(next_, nullptr) : scheduler.pick_next(worker_);
     if (p == nullptr) {
       idle = true;  // since last_tick_: the end of the last process, or the start
       scheduler.on_idle(worker_);
@@ -47,7 +56,8 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
     run_process(*p);
   }
   if (idle) WorkerCounters::bump(counters.idle_ticks, cycle_clock::now() - last_tick_);
-  // Processes still queued stay READY; the runtime unwinds them after every worker has left.
+  // Processes still queued (or in next_) stay READY; the runtime unwinds them after every worker has left.
+  t_self = nullptr;
   detail::set_current_worker(nullptr, -1, nullptr, false);
 }
 
@@ -55,16 +65,7 @@ void WorkerThread::run_process(Process& p) {
   if (!p.started()) [[unlikely]] {
     if (!start(p)) return;
   }
-#if defined(KPN_DEBUG_CHECKS)
-  const bool was_on_cpu = p.on_cpu_.exchange(true, std::memory_order_acq_rel);
-  assert(!was_on_cpu && "a process must never run on two workers at once");
-  (void)was_on_cpu;
-#endif
-  p.transition(ProcessState::Ready, ProcessState::Running);
-  if (worker_.index() >= 0) p.last_worker_ = worker_.index();
-  ++p.switches_;
-  WorkerCounters::bump(worker_.counters().context_switches);
-  detail::set_current_process(&p);
+  enter(p);
 #if defined(KPN_TSAN)
   p.resumer_tsan_fiber_ = KPN_TSAN_CURRENT_FIBER();
   KPN_TSAN_SWITCH_TO(p.tsan_fiber_);
@@ -75,24 +76,84 @@ void WorkerThread::run_process(Process& p) {
 #endif
   TraceBuffer* const trace = kTracingCompiledIn ? worker_.trace() : nullptr;
   const std::int64_t trace_start = trace != nullptr ? trace->now() : 0;
-  p.context_ = std::move(p.context_).resume();
+  boost::context::fiber back = std::move(p.context_).resume();
+  // `p` switched back, or the last process of a chain of direct switches that began with `p`.
+  Process& last = *running_;
+  last.context_ = std::move(back);
   // One clock read per switch: the process is charged from the end of the previous one (or of the idle
   // spell) to now, which includes picking it, a few tens of nanoseconds.
   const std::uint64_t now = cycle_clock::now();
-  const std::uint64_t ran = now - last_tick_;
-  last_tick_ = now;
+  charge(last, now);
 #if defined(KPN_ASAN)
   KPN_ASAN_FINISH_SWITCH(fake_stack, nullptr, nullptr);
 #endif
 #if defined(KPN_TSAN)
   // A process that yields or parks announces the switch itself; an exiting one cannot (process.cpp).
-  if (p.reason_ == SwitchReason::Exit) KPN_TSAN_SWITCH_TO(p.resumer_tsan_fiber_);
+  if (last.reason_ == SwitchReason::Exit) KPN_TSAN_SWITCH_TO(last.resumer_tsan_fiber_);
 #endif
   detail::set_current_process(nullptr);
+  // A traced run makes no direct switches, so `last` is `p` there.
+  if (trace != nullptr) [[unlikely]] trace_run(*trace, last, trace_start, static_cast<std::int64_t>(now));
+  after_switch(last);
+}
+
+void WorkerThread::enter(Process& p) {
+#if defined(KPN_DEBUG_CHECKS)
+  const bool was_on_cpu = p.on_cpu_.exchange(true, std::memory_order_acq_rel);
+  assert(!was_on_cpu && "a process must never run on two workers at once");
+  (void)was_on_cpu;
+#endif
+  p.transition(ProcessState::Ready, ProcessState::Running);
+  if (worker_.index() >= 0) p.last_worker_ = worker_.index();
+  ++p.switches_;
+  WorkerCounters::bump(worker_.counters().context_switches);
+  detail::set_current_process(&p);
+  running_ = &p;
+}
+
+void WorkerThread::charge(Process& p, std::uint64_t now) {
+  const std::uint64_t ran = now - last_tick_;
+  last_tick_ = now;
   p.cpu_ticks_.store(p.cpu_ticks_.load(std::memory_order_relaxed) + ran, std::memory_order_relaxed);
   WorkerCounters::bump(worker_.counters().busy_ticks, ran);
-  if (trace != nullptr) [[unlikely]] trace_run(*trace, p, trace_start, static_cast<std::int64_t>(now));
-  after_switch(p);
+}
+
+bool WorkerThread::switch_directly(Process& p) {
+#if defined(KPN_ASAN)
+  // ASan's stack-switch annotations pair each switch with the worker's stack: every switch goes there.
+  (void)p;
+  return false;
+#else
+  WorkerThread* const self = t_self;
+  if (self == nullptr) return false;
+  RunShared& run = self->run_;
+  // What the loop does between two processes (fire due timers, see the run stop), and a traced run's
+  // slices, need the loop.
+  if (run.stop.stopping() || run.timers.due()) return false;
+  if (kTracingCompiledIn && self->worker_.trace() != nullptr) return false;
+  Process* next = run.scheduler.pick_local(self->worker_);
+  if (next == nullptr) return false;
+  if (!next->started()) {
+    self->next_ = next;  // its stack is taken by the loop (start), which runs it before asking the policy
+    return false;
+  }
+  self->charge(p, cycle_clock::now());
+  self->enter(*next);
+#if defined(KPN_TSAN)
+  next->resumer_tsan_fiber_ = p.resumer_tsan_fiber_;
+  KPN_TSAN_SWITCH_TO(next->tsan_fiber_);
+#endif
+  // Runs on `next`'s stack once `p` is off its own; what it returns is what `next`'s own pending switch
+  // returns: the worker's continuation, which `next` keeps in its worker_ from now on.
+  p.worker_ = std::move(next->context_).resume_with([&p, self](boost::context::fiber&& from) {
+    boost::context::fiber worker = std::move(p.worker_);  // before after_switch: `p` may run again after it
+    p.context_ = std::move(from);
+    self->after_switch(p);
+    return worker;
+  });
+  // `p` runs again, on whichever worker took it: nothing of `self` may be used here.
+  return true;
+#endif
 }
 
 // Records the slice of `p` that just ended (before after_switch: an exiting process is freed there).
@@ -185,5 +246,9 @@ void WorkerThread::after_switch(Process& p) {
       return;
   }
 }
+
+namespace detail {
+bool switch_directly(Process& p) { return WorkerThread::switch_directly(p); }
+}  // namespace detail
 
 }  // namespace kpn

@@ -115,8 +115,11 @@ void HandoffScheduler::on_yield(Process& p, Worker& w) {
   if (shared() && !alone) idle_->notify_work();
 }
 
-Process* HandoffScheduler::pick_next(Worker& w) {
-  Slot& s = slot(w);
+Process* HandoffScheduler::pick_local(Worker& w) { return take_local(slot(w), true); }
+
+// `racy`: a queue whose size hint says empty is not locked (a direct switch then goes through the loop,
+// whose pick_next looks again under the lock).
+Process* HandoffScheduler::take_local(Slot& s, bool racy) {
   if (s.tail_began != 0) {
     // The long-running waker of the last hand-off has switched out: how long it kept the next slot waiting.
     const std::uint64_t tail = cycle_clock::now() - s.tail_began;
@@ -139,17 +142,26 @@ Process* HandoffScheduler::pick_next(Worker& w) {
   }
   if (p == nullptr) {
     s.streak = 0;
-    p = s.queue.pop_front();
+    if (!racy || s.queue.size_hint() != 0) p = s.queue.pop_front();
   }
-  if (p == nullptr) p = steal(w, s);
-  if (p != nullptr) {
-    s.idle_rounds = 0;
-    if (s.searching) {
-      s.searching = false;
-      idle_->stop_searching(s.queue.size_hint() > 0);
-    }
-  }
+  if (p != nullptr) found(s);
   return p;
+}
+
+Process* HandoffScheduler::pick_next(Worker& w) {
+  Slot& s = slot(w);
+  if (Process* p = take_local(s, false)) return p;
+  Process* p = steal(w, s);
+  if (p != nullptr) found(s);
+  return p;
+}
+
+void HandoffScheduler::found(Slot& s) {
+  s.idle_rounds = 0;
+  if (s.searching) {
+    s.searching = false;
+    idle_->stop_searching(s.queue.size_hint() > 0);
+  }
 }
 
 Process* HandoffScheduler::steal(Worker& w, Slot& mine) {

@@ -50,6 +50,7 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   void on_unblock(Process& p, Worker* waker) override;
   void on_yield(Process& p, Worker& w) override;
   Process* pick_next(Worker& w) override;
+  Process* pick_local(Worker& w) override;
   void on_idle(Worker& w) override;
   std::vector<std::pair<std::string, double>> stats() const override;
 
@@ -82,6 +83,10 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   // More than one worker: thieves exist, and other workers may sleep.
   bool shared() const noexcept { return workers_.size() > 1; }
   Process* steal(Worker& w, Slot& mine);
+  // The next slot, then the queue's front (pick_next's first look, and pick_local).
+  Process* take_local(Slot& s, bool racy);
+  // `w` found a process (locally or by stealing): it is no longer idle, nor searching.
+  void found(Slot& s);
   // A victim's next slot, if it has sat there since this thief's last look with no switch on the victim.
   Process* take_stale_next(Slot& mine, std::size_t victim);
   bool any_queued() const noexcept;

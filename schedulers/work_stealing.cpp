@@ -39,6 +39,14 @@ void WorkStealingScheduler::on_unblock(Process& p, Worker* waker) {
 
 void WorkStealingScheduler::on_yield(Process& p, Worker& w) { queue(static_cast<std::size_t>(w.index())).push_back(&p); }
 
+// The front of the worker's own queue, the first thing pick_next looks at: a switch made with it is the
+// paper's, with one stack switch less. The racy size check spares the lock when the queue looks empty (a
+// process pushed meanwhile is found by the loop's pick_next, which looks again under the lock).
+Process* WorkStealingScheduler::pick_local(Worker& w) {
+  RunQueue& q = queue(static_cast<std::size_t>(w.index()));
+  return q.size_hint() != 0 ? q.pop_front() : nullptr;
+}
+
 Process* WorkStealingScheduler::pick_next(Worker& w) {
   if (Process* p = queue(static_cast<std::size_t>(w.index())).pop_front()) return p;
   const std::size_t n = workers_.size();

@@ -39,6 +39,7 @@ class KPN_EXPORT WorkStealingScheduler final : public Scheduler {
   void on_unblock(Process& p, Worker* waker) override;
   void on_yield(Process& p, Worker& w) override;
   Process* pick_next(Worker& w) override;
+  Process* pick_local(Worker& w) override;
   void on_idle(Worker& w) override;
   bool direct_handoff() const noexcept override { return false; }  // the paper's runtime, exactly
 
