@@ -158,7 +158,10 @@ Outcome run(Session& session, const NetworkSource& source, const RunOptions& opt
   comm.set_watch(part->watch.get());
   comm.set_max_capacity(opt.runtime.max_capacity);
   comm.set_peer_timeout(std::chrono::milliseconds(static_cast<std::int64_t>(opt.peer_timeout_s * 1000.0)));
-  struct Attached {  // the program's signal handler points at this rank's runtime while it runs
+  // The program's signal handler points at this rank's runtime from here to the end of the call: a
+  // SIGTERM that mpirun sends after this rank's run has returned (its part was done first) must not end
+  // it before the ranks have finished together, or the others would take it for lost.
+  struct Attached {
     const std::function<void(Runtime*)>& hook;
     Attached(const std::function<void(Runtime*)>& h, Runtime& rt) : hook(h) {
       if (hook) hook(&rt);
@@ -169,7 +172,7 @@ Outcome run(Session& session, const NetworkSource& source, const RunOptions& opt
     Attached(const Attached&) = delete;
     Attached& operator=(const Attached&) = delete;
   };
-  std::optional<Attached> attached(std::in_place, opt.on_runtime, *runtime);
+  const Attached attached(opt.on_runtime, *runtime);
 
   comm.start();
   const auto started = std::chrono::steady_clock::now();
@@ -212,7 +215,6 @@ Outcome run(Session& session, const NetworkSource& source, const RunOptions& opt
     comm.post_abort(fmt::format("rank {} ({}): {}", rank, session.host(), error));
     std::cerr << fmt::format("{}: rank {}: {}\n", program, rank, error);
   }
-  attached.reset();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   comm.finish();  // every rank's run is over, and every message received, once this returns (or a rank is lost)
   if (const int err = results_error.load(); err != 0) {

@@ -59,8 +59,9 @@ struct RunOptions {
   // Where the network's results go (ResultSink: whole lines); nullptr: this rank's stdout, a failed write
   // making the exit status 1. Must outlive the call.
   ResultSink* results = nullptr;
-  // Sees each runtime this rank makes (the pilot's, the run's) before it runs and nullptr after: a program
-  // that stops on SIGINT or SIGTERM points its handler at it (Runtime::interrupt is async-signal-safe).
+  // Sees each runtime this rank makes (the pilot's, the run's) before it runs and nullptr after it (the
+  // run's: when run() returns, after the ranks have finished together): a program that stops on SIGINT or
+  // SIGTERM points its handler at it (Runtime::interrupt is async-signal-safe).
   std::function<void(Runtime*)> on_runtime;
   // The signal that interrupted the run, 0 for none: the status says which, and the exit status is 128 + it.
   std::function<int()> stop_signal;
