@@ -3,7 +3,7 @@
 //   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--scheduler-option key=value ...] [--pin cores|pus|none] [--set key=value ...] [--stats-json PATH|-]
 //                     [--stats-detail] [--log-level LEVEL] [--validate] [--dot] [--plugin LIB.so ...]
 //                     [--max-capacity N] [--blocking-threads N] [--t0 N] [--trace PATH [--trace-limit N] [--trace-sample-ms MS]] [--quiet]
-//   mpirun -np R kpn-run FILE.yaml --distributed [...]   (one network over R MPI ranks, docs/distributed.md)
+//   mpirun -np R kpn-run FILE.yaml --distributed [--pilot-ms N] [--peer-timeout S] [...]   (one network over R MPI ranks, docs/distributed.md)
 //   kpn-run --kinds [--json] [--plugin LIB.so ...]
 //   kpn-run --measure-t0 | --version
 //
