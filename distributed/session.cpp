@@ -8,8 +8,6 @@
 #include <cstring>
 #include <filesystem>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -166,24 +164,6 @@ std::vector<std::string> Session::gather(const std::string& text) const {
     out.push_back(all.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
   }
   return out;
-}
-
-std::uint64_t network_hash(const std::string& file, const std::vector<std::string>& sets) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::invalid_argument(fmt::format("cannot read '{}'", file));
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::uint64_t h = 1469598103934665603ull;
-  auto byte = [&h](unsigned char c) {
-    h ^= c;
-    h *= 1099511628211ull;
-  };
-  auto mix = [&byte](const std::string& s) {  // length first: no two lists of parts hash alike by shifting bytes
-    for (int i = 0; i < 8; ++i) byte(static_cast<unsigned char>(static_cast<std::uint64_t>(s.size()) >> (8 * i)));
-    for (unsigned char c : s) byte(c);
-  };
-  mix(bytes);
-  for (const auto& s : sets) mix(s);
-  return h;
 }
 
 }  // namespace kpn::distributed

@@ -1,5 +1,5 @@
 #pragma once
-// MPI for one kpn-run --distributed: initialisation, the rank and the rank count, and the few collective
+// MPI for one distributed run (run.hpp; kpn-run --distributed): initialisation, the rank and the rank count, and the few collective
 // steps the runner takes before and after the run (from its main thread only).
 //
 // Thread level: MPI_THREAD_SERIALIZED. The main thread calls MPI before the communication thread starts
@@ -66,8 +66,5 @@ class Session {
   int local_rank_ = 0;
   int local_size_ = 1;
 };
-
-// FNV-1a over the file's bytes and the --set pairs: what every rank must agree on.
-std::uint64_t network_hash(const std::string& file, const std::vector<std::string>& sets);
 
 }  // namespace kpn::distributed

@@ -10,6 +10,7 @@ namespace kpn::limits {
 
 inline constexpr std::int64_t kMaxReplicas = 100'000;
 inline constexpr std::int64_t kMaxRank = 65'535;  // `rank:` of a --distributed run
+inline constexpr double kMaxWeight = 1e9;           // `weight:`, a relative CPU work (placement hint)
 inline constexpr std::size_t kMaxProcesses = 250'000;   // after expanding replicas
 inline constexpr std::size_t kMaxChannels = 1'000'000;  // after expanding connections
 inline constexpr std::int64_t kMaxCapacity = std::int64_t{1} << 24;

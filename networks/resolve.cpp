@@ -227,6 +227,43 @@ class Resolver {
     return rule;
   }
 
+  // A weight: a number in (0, kMaxWeight].
+  std::optional<double> weight_value(const Scalar& s, const std::string& what) {
+    auto v = value(s, ArgType::Float, what);
+    if (!v) return std::nullopt;
+    const double w = std::get<double>(*v);
+    if (!(w > 0) || w > limits::kMaxWeight) {
+      diags_.error(s.where, fmt::format("{}: {} is out of range: a weight is a relative CPU work above 0 and at most {:.0f}{}", what,
+                                        value_to_string(*v), limits::kMaxWeight, origin_of(s)));
+      return std::nullopt;
+    }
+    return w;
+  }
+
+  // `weight:` of declaration d with `replicas` replicas (0 if their count is in error): empty (none given),
+  // one weight for every replica, or one per replica (a list).
+  std::vector<double> weight_rule(const ProcessDecl& d, int replicas) {
+    const std::string what = fmt::format("process '{}': weight", d.name);
+    std::vector<double> weights;
+    if (!d.weight_list.empty()) {
+      for (std::size_t i = 0; i < d.weight_list.size(); ++i) {
+        auto w = weight_value(d.weight_list[i], fmt::format("{} entry {}", what, i));
+        if (!w) return {};
+        weights.push_back(*w);
+      }
+      if (replicas > 0 && weights.size() != static_cast<std::size_t>(replicas)) {
+        diags_.error(d.weight_list_where,
+                     fmt::format("{}: a list of {} weight{} for {} replica{}; give one weight per replica, or one number for all",
+                                 what, weights.size(), weights.size() == 1 ? "" : "s", replicas, replicas == 1 ? "" : "s"));
+        return {};
+      }
+      return weights;
+    }
+    if (!d.weight) return weights;
+    if (auto w = weight_value(*d.weight, what)) weights.push_back(*w);
+    return weights;
+  }
+
   // Checks a process declaration and records it; `total` counts the processes declared so far.
   void declare_process(const ProcessDecl& d, std::size_t& total) {
     const KindSpec* kind = find_kind(d.kind.text);
@@ -262,6 +299,7 @@ class Resolver {
     }
     // The rank count is known only at launch (distributed/placement.cpp checks the upper bound there).
     RankRule rank = rank_rule(d, replicas);
+    std::vector<double> weights = weight_rule(d, replicas);
     std::map<std::string, Value> args;
     std::vector<std::string> arg_names;
     for (const auto& a : kind->args) arg_names.push_back(a.name);
@@ -288,6 +326,7 @@ class Resolver {
     decl.args = std::move(args);
     decl.options = options;
     decl.rank = std::move(rank);
+    decl.weights = std::move(weights);
     total += static_cast<std::size_t>(replicas);
     declared_[d.name] = std::move(decl);
   }
@@ -312,6 +351,8 @@ class Resolver {
       if (!r.wheres.empty()) p.rank_where = r.wheres.size() == 1 ? r.wheres[0] : r.wheres[static_cast<std::size_t>(i)];
       p.rank_round_robin = r.round_robin;
       p.rank_range = r.range;
+      if (decl.weights.size() == 1) p.weight = decl.weights[0];
+      else if (!decl.weights.empty()) p.weight = decl.weights[static_cast<std::size_t>(i)];
       out_.processes.push_back(std::move(p));
     }
   }
@@ -325,6 +366,7 @@ class Resolver {
     std::map<std::string, Value> args;
     ProcessOptions options;
     RankRule rank;
+    std::vector<double> weights;  // weight_rule's
   };
 
   // Expands one side; nullopt (with a diagnostic) if it names something that does not exist.

@@ -32,6 +32,9 @@ struct KPN_EXPORT ResolvedProcess {
   bool rank_round_robin = false;
   std::string rank_range;  // "A..B" when the rank comes from a range, for the error of a rank beyond the count
   Location rank_where;     // where that rank (the list's entry) is written
+  // `weight:` of its declaration (this replica's entry of a list): its relative CPU work, which a
+  // --distributed run's placement balances over the ranks; none: not given (the placement counts 1).
+  std::optional<double> weight;
   std::map<std::string, std::vector<std::size_t>> ports;  // port -> channel indexes, in order
 };
 

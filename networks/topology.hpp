@@ -44,6 +44,12 @@ struct KPN_EXPORT ProcessDecl {
   std::optional<Scalar> rank;
   std::vector<Scalar> rank_list;
   Location rank_list_where;
+  // The relative CPU work of each replica, a hint for the placement of a --distributed run (ignored
+  // otherwise): `weight: W` (every replica) or a list `weight: [w0, w1, ...]`, one per replica (then
+  // `weight` is unset and `weight_list` holds the entries, `weight_list_where` the list).
+  std::optional<Scalar> weight;
+  std::vector<Scalar> weight_list;
+  Location weight_list_where;
 };
 
 // `process.port`, `process[i].port`: one side of a channel declaration.

@@ -17,7 +17,7 @@ namespace kpn {
 namespace {
 
 const std::vector<std::string> kTopKeys = {"network", "description", "params", "processes", "channels"};
-const std::vector<std::string> kProcessKeys = {"kind", "args", "replicas", "stack_size", "cpu", "priority", "rank"};
+const std::vector<std::string> kProcessKeys = {"kind", "args", "replicas", "stack_size", "cpu", "priority", "rank", "weight"};
 const std::vector<std::string> kChannelKeys = {"from", "to", "capacity", "shift", "wrap", "count"};
 
 class Loader {
@@ -212,6 +212,20 @@ class Loader {
           }
         } else {
           p.rank = scalar(r, fmt::format("process '{}': 'rank'", name));
+        }
+      }
+      if (auto w = body["weight"]) {
+        if (w.IsSequence()) {
+          // weight: [w0, w1, ...]: one entry per replica (resolve.cpp checks the count).
+          p.weight_list_where = at(w.Mark());
+          if (w.size() == 0) diags_.error(p.weight_list_where, fmt::format("process '{}': 'weight' is an empty list; give one weight per replica", name));
+          std::size_t i = 0;
+          for (const auto& e : w) {
+            if (auto s = scalar(e, fmt::format("process '{}': 'weight' entry {}", name, i))) p.weight_list.push_back(*s);
+            ++i;
+          }
+        } else {
+          p.weight = scalar(w, fmt::format("process '{}': 'weight'", name));
         }
       }
       t.processes.push_back(std::move(p));

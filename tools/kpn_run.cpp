@@ -3,7 +3,7 @@
 //   kpn-run FILE.yaml [--cpus N] [--scheduler NAME] [--scheduler-option key=value ...] [--pin cores|pus|none] [--set key=value ...] [--stats-json PATH|-]
 //                     [--stats-detail] [--log-level LEVEL] [--validate] [--dot] [--plugin LIB.so ...]
 //                     [--max-capacity N] [--blocking-threads N] [--t0 N] [--trace PATH [--trace-limit N] [--trace-sample-ms MS]] [--quiet]
-//   mpirun -np R kpn-run FILE.yaml --distributed [...]   (one network over R MPI ranks, docs/distributed.md)
+//   mpirun -np R kpn-run FILE.yaml --distributed [--pilot-ms N] [--peer-timeout S] [...]   (one network over R MPI ranks, docs/distributed.md)
 //   kpn-run --kinds [--json] [--plugin LIB.so ...]
 //   kpn-run --measure-t0 | --version
 //
@@ -50,10 +50,7 @@
 #include "runtime/log.hpp"
 
 #ifdef KPN_HAVE_MPI
-#include "distributed/comm.hpp"
-#include "distributed/placement.hpp"
-#include "distributed/rank_network.hpp"
-#include "distributed/session.hpp"
+#include "distributed/run.hpp"
 #endif
 
 namespace {
@@ -165,6 +162,7 @@ struct Options {
   bool measure_t0 = false;
   bool distributed = false;
   double peer_timeout_s = 10.0;  // --distributed: a rank silent this long is lost (distributed/comm.hpp)
+  unsigned pilot_ms = 0;         // --distributed: place by a pilot run of this many ms (distributed/pilot.hpp)
 };
 
 // Writing a result failed (a full disk, a closed pipe): not the network's fault, but not success either.
@@ -496,227 +494,69 @@ int run(const Options& opt) {
 }
 
 #ifdef KPN_HAVE_MPI
-// Runs `f`, a step of a distributed run; maps what it throws to the exit status as main() does, printing
-// it with the rank, so that every rank says what went wrong where.
-template <class F>
-int distributed_step(int rank, F&& f) {
-  try {
-    f();
-    return kExitOk;
-  } catch (const WriteError& e) {
-    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, e.what());
-    return kExitRunFailed;
-  } catch (const kpn::TopologyError& e) {
-    for (const auto& d : e.diagnostics()) std::cerr << fmt::format("error: {} (rank {})\n", d.str(), rank);
-    return kExitBadInput;
-  } catch (const CLI::ValidationError& e) {
-    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, e.what());
-    return kExitBadInput;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, e.what());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, e.what());
-    return kExitRunFailed;
-  }
-}
-
-// mpirun -np R kpn-run FILE --distributed: every rank loads the same file, rank 0 places the processes,
-// each rank runs its part with its own runtime, and rank 0 reports (docs/distributed.md). Every rank
-// returns the same exit status: the largest of the ranks' (the runner's usual codes), so mpirun's is it.
+// mpirun -np R kpn-run FILE --distributed: kpn::distributed::run (distributed/run.hpp) with the runner's
+// options; rank 0 writes --stats-json. Every rank returns the same exit status: the largest of the ranks'
+// (the runner's usual codes), so mpirun's is it.
 int run_distributed(const Options& opt, int& argc, char**& argv) {
   namespace d = kpn::distributed;
   if (!opt.log_level.empty()) kpn::set_log_level(opt.log_level);
   if (opt.t0 > 0) kpn::work::set_iterations_per_second(opt.t0);
   std::optional<d::Session> session;
-  std::string cpu_share;
   try {
     session.emplace(argc, argv);
-    // Before any thread of the runtime starts: ranks sharing a host take disjoint CPUs (session.hpp).
-    cpu_share = session->share_host_cpus();
   } catch (const std::exception& e) {
     std::cerr << "kpn-run: --distributed: " << e.what() << "\n";
     return kExitBadInput;
   }
-  const int rank = session->rank();
-  const int ranks = session->size();
-  // After a step that may fail on some ranks only: every rank stops if one did, with the same status.
-  auto agreed = [&](int code) {
-    const int all = session->max_over_ranks(code);
-    if (all != kExitOk && code == kExitOk) std::cerr << fmt::format("kpn-run: rank {}: stopping: another rank reported an error\n", rank);
-    return all;
-  };
-
-  // The same network everywhere: rank 0's hash of the file and the --set values, compared on each rank.
-  std::uint64_t hash = 0;
-  int code = distributed_step(rank, [&] {
-    if (!opt.stats_json.empty() && rank == 0) check_writable("--stats-json", opt.stats_json);
-    hash = d::network_hash(opt.file, opt.sets);
-  });
-  const std::uint64_t hash0 = session->broadcast(hash);
-  if (code == kExitOk && hash != hash0) {
-    std::cerr << fmt::format("kpn-run: rank {}: the network differs from rank 0's: '{}' and the --set values hash to {:016x} here "
-                             "and to {:016x} on rank 0; every rank must load the same file with the same --set values\n",
-                             rank, opt.file, hash, hash0);
-    code = kExitBadInput;
-  }
-  if (const int all = agreed(code); all != kExitOk) return all;
-
-  // Load, resolve and build the whole network once without running it, so that an error of the file (a
-  // kind rejecting its arguments) is found on every rank, not only on the rank of that process.
-  std::unique_ptr<kpn::Scheduler> scheduler;
-  std::optional<kpn::ResolvedNetwork> resolved;
-  code = distributed_step(rank, [&] {
-    kpn::SchedulerOptions scheduler_options;
-    for (const std::string& o : opt.scheduler_options) scheduler_options.push_back(kpn::parse_scheduler_option(o));
-    scheduler = kpn::make_scheduler(opt.scheduler, scheduler_options);
-    resolved.emplace(kpn::resolve(kpn::read_topology_file(opt.file), parse_sets(opt.sets)));
-    kpn::ResultSink discard([](std::string_view) {});
-    (void)kpn::build_network(*resolved, discard);
-  });
-  if (const int all = agreed(code); all != kExitOk) return all;
-
-  // Placement: checked everywhere (a `rank:` beyond the count is an error of the file on every rank),
-  // decided at rank 0 and broadcast.
-  d::Placement placement;
-  code = distributed_step(rank, [&] {
-    d::check_ranks(*resolved, ranks);
-    if (rank == 0) placement = d::place(*resolved, ranks);
-  });
-  if (const int all = agreed(code); all != kExitOk) return all;
-  std::vector<int> where = rank == 0 ? placement.rank : std::vector<int>(resolved->processes.size(), 0);
-  session->broadcast(where);
-  if (rank != 0) placement = d::described(*resolved, std::move(where), ranks, "rank 0's");
-  if (rank == 0 && !opt.quiet) std::cerr << d::placement_summary(*resolved, placement, ranks);
-
-  std::atomic<int> results_error{0};
-  kpn::ResultSink results = stdout_results(results_error);
-  d::Comm comm(rank, ranks);  // collective (a communicator of its own)
-  std::optional<d::RankNetwork> part;
-  std::optional<kpn::Runtime> runtime;
-  code = distributed_step(rank, [&] {
-    part.emplace(d::build_rank_network(*resolved, placement, rank, results, comm));
-    // Each agent waits in a blocking call (distributed/link.hpp): the pool must hold them all beside the
-    // network's own blocking calls.
-    const unsigned blocking = static_cast<unsigned>(
-        std::min<std::size_t>(kpn::config::kMaxBlockingThreads, opt.blocking_threads + part->agents));
-    runtime.emplace(kpn::RuntimeOptions{.cpus = opt.cpus,
-                                        .scheduler = opt.scheduler,
-                                        .pin = kpn::parse_pin_mode(opt.pin).value_or(kpn::PinMode::cores),
-                                        .max_capacity = opt.max_capacity,
-                                        .blocking_threads = blocking},
-                    std::move(scheduler));
-  });
-  if (const int all = agreed(code); all != kExitOk) return all;
-
-  comm.on_remote_failure([&runtime] { runtime->interrupt(); });
-  comm.set_watch(part->watch.get());
-  comm.set_max_capacity(opt.max_capacity);
-  comm.set_peer_timeout(std::chrono::milliseconds(static_cast<std::int64_t>(opt.peer_timeout_s * 1000.0)));
-  const StopSignals stop_signals(*runtime);
-
-  comm.start();
-  const auto started = std::chrono::steady_clock::now();
-  std::shared_ptr<const kpn::RunReport> report;
-  std::string status = "ok";
-  std::string error;
-  try {
-    report = std::make_shared<const kpn::RunReport>(runtime->run(part->network));
-  } catch (const kpn::RunError& e) {
-    report = e.report();
-    const bool interrupted = dynamic_cast<const kpn::Interrupted*>(&e) != nullptr;
-    const std::optional<std::string> remote = comm.remote_failure();
-    if (interrupted && remote) {
-      // Stopped because another rank failed, or by rank 0's deadlock check: that is the run's outcome.
-      status = remote->starts_with("deadlock")                          ? "deadlock"
-               : remote->find(": interrupted by SIG") != std::string::npos ? "interrupted"
-                                                                          : "failed";
-      error = "stopped: " + *remote;
-      code = kExitRunFailed;
-    } else if (interrupted) {
-      status = "interrupted";
-      error = fmt::format("interrupted by {}", g_signal == SIGTERM ? "SIGTERM" : "SIGINT");
-      code = 128 + (g_signal != 0 ? static_cast<int>(g_signal) : SIGINT);
-      comm.stopped_by_signal();  // mpirun may be ending the job because a rank died: name it soon
-      comm.post_abort(fmt::format("rank {} ({}): {}", rank, session->host(), error));
-    } else {
-      status = dynamic_cast<const kpn::DeadlockError*>(&e) != nullptr ? "deadlock" : "failed";
-      error = e.what();
-      code = kExitRunFailed;
-      comm.post_abort(fmt::format("rank {} ({}): {}", rank, session->host(), error));
+  d::NetworkSource source = d::file_source(opt.file, opt.sets);
+  // --stats-json is checked where it is written, on rank 0, as a step every rank agrees on.
+  source.resolve = [resolve = std::move(source.resolve), &opt, rank = session->rank()] {
+    if (!opt.stats_json.empty() && rank == 0) {
+      try {
+        check_writable("--stats-json", opt.stats_json);
+      } catch (const CLI::ValidationError& e) {
+        throw std::invalid_argument(e.what());
+      }
     }
-    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, error);
-  } catch (const std::exception& e) {
-    // Not the network's failure (the runtime could not start, memory): still one that every rank must
-    // hear of, or they would wait for this one forever.
-    status = "failed";
-    error = e.what();
-    code = kExitRunFailed;
-    comm.post_abort(fmt::format("rank {} ({}): {}", rank, session->host(), error));
-    std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, error);
-  }
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  comm.finish();  // every rank's run is over, and every message received, once this returns (or a rank is lost)
-  if (const int err = results_error.load(); err != 0) {
-    std::cerr << fmt::format("kpn-run: rank {}: cannot write the network's results to stdout: {}\n", rank, std::strerror(err));
-    code = kExitRunFailed;
-  }
-  const std::optional<std::string> lost = comm.lost_peer();
-  if (lost) {
-    // No collective can complete without the lost rank: this rank says which one it was, rank 0 writes
-    // what it has (its own part), and the job ends here (distributed/comm.hpp: liveness).
-    if (error.find(*lost) == std::string::npos) std::cerr << fmt::format("kpn-run: rank {}: {}\n", rank, *lost);
-    error = error.empty() || error.find(*lost) != std::string::npos ? *lost : *lost + "; this rank: " + error;
-    status = "failed";
-    code = kExitRunFailed;
-  }
-  const int final_code = lost ? code : session->max_over_ranks(code);
-
-  // The report: every rank's numbers gathered at rank 0.
-  const d::CommStats cs = comm.stats();
-  const std::uint64_t stalls = part->total_credit_stalls();
-  const std::string rank_json = fmt::format(
-      "{{\"rank\":{},\"host\":{},\"status\":{},\"error\":{},\"wall_s\":{:.6f},\"workers\":{},\"processes\":{},\"agents\":{},"
-      "\"cross_rank_channels\":{},\"messages_sent\":{},\"batches_sent\":{},\"bytes_sent\":{},\"control_sent\":{},"
-      "\"messages_received\":{},\"batches_received\":{},\"bytes_received\":{},\"credit_stalls\":{},\"channels_grown\":{},\"cpu_share\":{},\"report\":{}}}",
-      rank, kpn::json_string(session->host()), kpn::json_string(status), error.empty() ? "null" : kpn::json_string(error), wall_s,
-      report ? report->workers.size() : 0, part->processes, part->agents, part->cross_channels, cs.values_sent, cs.batches_sent,
-      cs.bytes_sent, cs.control_sent, cs.values_received, cs.batches_received, cs.bytes_received, stalls, cs.channels_grown,
-      cpu_share.empty() ? "null" : kpn::json_string(cpu_share), report ? report->to_json(false) : std::string("null"));
-  if (lost && rank != 0) session->abort(final_code);
-  const std::vector<std::string> per_rank = lost ? std::vector<std::string>{rank_json} : session->gather(rank_json);
-  const std::vector<std::uint64_t> totals =
-      lost ? std::vector<std::uint64_t>{cs.values_sent, cs.batches_sent, cs.bytes_sent, cs.control_sent, stalls, cs.channels_grown}
-           : session->sum({cs.values_sent, cs.batches_sent, cs.bytes_sent, cs.control_sent, stalls, cs.channels_grown});
-  const double slowest_s = lost ? wall_s : session->max_over_ranks(wall_s);
-  // From here on only rank 0 (no collective follows); a lost rank ends the job once the report is out.
-  const auto done = [&](int c) {
-    if (lost) session->abort(c);
-    return c;
+    return resolve();
   };
-  if (rank != 0) return final_code;
-  if (report && !opt.quiet) std::cerr << report->summary();
-  if (!opt.quiet) {
-    std::cerr << fmt::format("distributed: {} ranks, the slowest {:.6f} s wall; {} messages crossed ranks in {} batches ({:.1f} per "
-                             "batch), {} bytes with {} control messages; {} credit stalls; {} channels grown across ranks (Parks)\n",
-                             ranks, slowest_s, totals[0], totals[1], totals[1] ? static_cast<double>(totals[0]) / static_cast<double>(totals[1]) : 0.0,
-                             totals[2], totals[3], totals[4], totals[5]);
+  d::RunOptions ro;
+  ro.runtime = kpn::RuntimeOptions{.cpus = opt.cpus,
+                                   .scheduler = opt.scheduler,
+                                   .pin = kpn::parse_pin_mode(opt.pin).value_or(kpn::PinMode::cores),
+                                   .max_capacity = opt.max_capacity,
+                                   .blocking_threads = opt.blocking_threads};
+  for (const std::string& o : opt.scheduler_options) {
+    try {
+      ro.runtime.scheduler_options.push_back(kpn::parse_scheduler_option(o));
+    } catch (const std::invalid_argument& e) {
+      std::cerr << fmt::format("kpn-run: rank {}: {}\n", session->rank(), e.what());
+      return kExitBadInput;  // the same command line on every rank: every rank stops here
+    }
   }
-  if (final_code != kExitOk && code == kExitOk) std::cerr << "kpn-run: rank 0: another rank failed (its error is above)\n";
-  if (opt.stats_json.empty() || !report) return done(final_code);
-  // With a lost rank, per_rank and the totals are rank 0's alone, and "lost" says why.
-  const std::string distributed = fmt::format(
-      "{{\"ranks\":{},\"exit_status\":{},\"wall_s\":{:.6f},\"placement\":{},\"messages_crossed\":{},\"batches\":{},\"bytes\":{},"
-      "\"control_messages\":{},\"credit_stalls\":{},\"channels_grown\":{},\"lost\":{},\"per_rank\":[{}]}}",
-      ranks, final_code, slowest_s, d::placement_json(*resolved, placement, ranks), totals[0], totals[1], totals[2], totals[3], totals[4], totals[5],
-      lost ? kpn::json_string(*lost) : std::string("null"), fmt::join(per_rank, ","));
-  try {
-    write_text(opt.stats_json, report_json(opt, *resolved, *report, status, error, {{"distributed", distributed}}));
-  } catch (const WriteError& e) {
-    std::cerr << fmt::format("kpn-run: --stats-json: {} (the run itself: {}, exit status {})\n", e.what(), status, final_code);
-    return done(kExitRunFailed);
-  }
-  return done(final_code);
+  ro.peer_timeout_s = opt.peer_timeout_s;
+  ro.pilot_ms = opt.pilot_ms;
+  ro.quiet = opt.quiet;
+  ro.program = "kpn-run";
+  std::optional<StopSignals> stop_signals;
+  ro.on_runtime = [&stop_signals](kpn::Runtime* rt) {
+    if (rt != nullptr) stop_signals.emplace(*rt);
+    else stop_signals.reset();
+  };
+  ro.stop_signal = [] { return static_cast<int>(g_signal); };
+  ro.on_report = [&](const d::Outcome& outcome) {
+    if (opt.stats_json.empty()) return outcome.exit_code;
+    try {
+      write_text(opt.stats_json, report_json(opt, *outcome.network, *outcome.report, outcome.status, outcome.error,
+                                             {{"distributed", outcome.distributed_json}}));
+    } catch (const std::exception& e) {
+      std::cerr << fmt::format("kpn-run: --stats-json: {} (the run itself: {}, exit status {})\n", e.what(), outcome.status,
+                               outcome.exit_code);
+      return kExitRunFailed;
+    }
+    return outcome.exit_code;
+  };
+  return d::run(*session, source, ro).exit_code;
 }
 #endif
 
@@ -781,6 +621,10 @@ int main(int argc, char** argv) {
                  "--distributed: seconds a rank may be silent before the others stop with 'rank N stopped answering'")
       ->capture_default_str()
       ->check(CLI::Range(0.5, 3600.0));
+  app.add_option("--pilot-ms", opt.pilot_ms,
+                 "--distributed: place the processes by the CPU time and messages of a pilot run of the whole network on rank 0, "
+                 "this many milliseconds long (default 0: by the file's weight hints, or equal weights)")
+      ->check(CLI::Range(1u, 60'000u));
   app.add_flag("--kinds", opt.kinds, "describe every process kind (ports, arguments), with --plugin's, and exit");
   app.add_flag("--json", opt.json, "with --kinds: print the description as one JSON object");
   app.set_version_flag("--version", std::string("kpn-run ") + KPN_VERSION);
@@ -803,6 +647,10 @@ int main(int argc, char** argv) {
   if (sem_init(&g_signal_posted, 0, 0) != 0) {
     std::cerr << "kpn-run: sem_init: " << std::strerror(errno) << "\n";
     return kExitRunFailed;
+  }
+  if (opt.pilot_ms != 0 && !opt.distributed) {
+    std::cerr << "kpn-run: --pilot-ms applies only with --distributed (it places the processes on MPI ranks)\n";
+    return kExitBadInput;
   }
   if (opt.distributed) {
     // Checked before MPI starts, so that a wrong command line is an error at once, not a hang.

@@ -17,9 +17,14 @@ cases:
   growth          Parks' growth across ranks: hamming.yaml at capacity 1 gives one machine's values on 2, 3 and 4
                   ranks; with --max-capacity too small it is a deadlock naming the channel
   interrupt       SIGINT at mpirun mid-run: every rank ends within seconds, rank 0's report says interrupted
+  placement       weight hints and a pilot run (--pilot-ms) split the heavy stages of an unbalanced chain over the
+                  ranks (equal weights do not); the report says which source the placement used; the same output
+  example EXE     the C++ API's example (examples/distributed/squares.cpp) prints on 2 ranks, with and without a
+                  pilot run, what it prints on 1 rank and without MPI
 """
 import json
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -154,6 +159,62 @@ def case_window(kpn_run, src):
     ranks = {r["rank"]: r for r in d.get("per_rank", [])}
     check(ranks.get(0, {}).get("messages_sent") == 200 and ranks.get(1, {}).get("messages_received") == 200,
           f"per-rank counts: {ranks}")
+
+
+def heavy_split(placement):
+    """How many heavy stages each rank got."""
+    ranks = [r for name, r in placement.get("processes", {}).items() if name.startswith("heavy[")]
+    return sorted(ranks.count(r) for r in (0, 1))
+
+
+def case_placement(kpn_run, src):
+    path = os.path.join(src, "tests", "distributed", "weights.yaml")
+    alone = run([kpn_run, path, "-q", "--cpus", "1"])
+    check(alone.returncode == 0 and alone.stdout, "weights.yaml without MPI", alone)
+    # Without hints (a copy with the weights taken out), with them, and with a pilot run instead.
+    with tempfile.TemporaryDirectory() as tmp:
+        bare = os.path.join(tmp, "bare.yaml")
+        with open(path) as f, open(bare, "w") as g:
+            g.write(f.read().replace(", weight: 20", ""))
+        for what, file, extra, source in (("equal weights", bare, [], "equal"), ("hints", path, [], "hints"),
+                                          ("a pilot", bare, ["--pilot-ms", "300"], "pilot")):
+            stats = os.path.join(tmp, "stats.json")
+            p = run(mpirun(2, [kpn_run, file, "--distributed", "--cpus", "1", "--stats-json", stats] + extra))
+            check(p.returncode == 0, f"{what}: exit status", p)
+            if p.returncode != 0:
+                continue
+            check(lines(p.stdout) == lines(alone.stdout), f"{what}: the output of one machine", p)
+            check(f"placement: 2 ranks (" in p.stderr, f"{what}: the placement is printed", p)
+            with open(stats) as f:
+                placement = json.load(f)["distributed"]["placement"]
+            check(placement.get("source") == source, f"{what}: the report says source {source}: {placement}")
+            split = heavy_split(placement)
+            if source == "equal":
+                check(split == [0, 3], f"{what}: every heavy stage on one rank (the bad case): {placement}")
+            else:
+                check(split == [1, 2], f"{what}: the heavy stages split over the ranks: {placement}")
+            if source == "pilot":
+                check(placement.get("pilot", {}).get("ms") == 300, f"{what}: the report has the pilot: {placement}")
+                check("pilot run" in p.stderr, f"{what}: the summary names the pilot run", p)
+
+
+def case_example(kpn_run, src, example):
+    args = ["--count", "20000", "--workers", "4", "--cpus", "1"]
+    alone = run([example] + args)
+    check(alone.returncode == 0 and "squares: count=20000 sum=" in alone.stdout, "the example without MPI", alone)
+    one = run(mpirun(1, [example] + args))
+    check(one.returncode == 0 and lines(one.stdout) == lines(alone.stdout), "the example on 1 rank", one)
+    for extra in ([], ["--pilot-ms", "100"]):
+        two = run(mpirun(2, [example] + args + extra))
+        check(two.returncode == 0 and lines(two.stdout) == lines(alone.stdout),
+              f"the example on 2 ranks {extra}: {lines(two.stdout)} instead of {lines(alone.stdout)}", two)
+        # square[i] are dealt over the ranks, so some of their channels to `total` (example.square, the
+        # program's own type) cross ranks.
+        crossing = re.search(r"placement: 2 ranks \(.*, (\d+) of \d+ channels cross ranks", two.stderr)
+        check(crossing and int(crossing.group(1)) > 0, f"the example on 2 ranks {extra}: channels cross", two)
+    bad = run(mpirun(2, [example, "--count", "-1"]))
+    check(bad.returncode == 2 and "squares.cpp:" in bad.stderr and "count" in bad.stderr,
+          "a bad argument in the C++ network: exit 2, naming the C++ line", bad)
 
 
 def case_ranks(kpn_run, src):
@@ -383,7 +444,9 @@ def main():
     kpn_run, src, case = sys.argv[1], sys.argv[2], sys.argv[3]
     if case == "configs":
         case_configs(kpn_run, src, int(sys.argv[4]))
-    elif case in ("errors", "broken", "failure", "window", "deadlock", "lost", "interrupt", "ranks", "growth"):
+    elif case == "example":
+        case_example(kpn_run, src, sys.argv[4])
+    elif case in ("errors", "broken", "failure", "window", "deadlock", "lost", "interrupt", "ranks", "growth", "placement"):
         globals()["case_" + case](kpn_run, src)
     else:
         print(f"unknown case {case}", file=sys.stderr)
