@@ -76,6 +76,20 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
       s.next.store(&p, std::memory_order_relaxed);
       return;
     }
+    // A process whose own worker has work of its own stays there: pulling it to the waker would move the
+    // work of a busy worker onto another busy one (a pipeline's stages would follow their messages from
+    // worker to worker, and thieves would keep carrying them back). Only a process whose worker has run
+    // out of work (a ping-pong's other half, a scatter-gather worker) comes to the waker's next slot.
+    // Racy looks: a wrong guess costs a cross-worker message, never a lost process (it is queued either way).
+    const int last = p.last_worker();
+    if (last >= 0 && last != waker->index()) {
+      Slot& home = slots_[static_cast<std::size_t>(last)];
+      if (home.queue.size_hint() != 0 || home.next.load(std::memory_order_relaxed) != nullptr) {
+        home.queue.push_back(&p);
+        idle_->notify_work();  // as for any queued process (idle_workers.hpp: no lost wake-up)
+        return;
+      }
+    }
     if (Process* displaced = s.next.exchange(&p, std::memory_order_acq_rel)) {
       s.queue.push_back(displaced);
     } else if (!runs_long(current_process())) {
