@@ -7,25 +7,15 @@
 
 #include <fmt/format.h>
 
+#include "distributed/comm_tags.hpp"
 #include "distributed/wire.hpp"
 #include "runtime/log.hpp"
 
 namespace kpn::distributed {
 namespace {
 
-constexpr int kTagChannel = 1;  // DATA, EOS, CREDITS, BROKEN: in order between two ranks
-constexpr int kTagAbort = 2;
-constexpr int kTagProbe = 3;   // rank 0 -> the others: a round of the deadlock check
-constexpr int kTagStatus = 4;  // the others -> rank 0: their answer
-constexpr int kTagAlive = 5;   // liveness: sent to a peer that was sent nothing else for kAlivePeriod
-constexpr int kTagGrow = 6;    // rank 0 -> a rank: Parks' growth of the full channel it reported
-// How often rank 0 asks: a deadlock is reported within about three periods. While growths go on (for
-// kBusyGrowing after the last one) it asks every kGrowingPeriod, so a network that needs many growths is
-// not held up; a round that finds every rank quiet is followed by the next one after kGrowingPeriod too.
-constexpr auto kProbePeriod = std::chrono::milliseconds(200);
-constexpr auto kGrowingPeriod = std::chrono::milliseconds(20);
-constexpr auto kBusyGrowing = std::chrono::seconds(2);
-constexpr auto kRoundPatience = std::chrono::seconds(1);
+using namespace tags;
+
 // Liveness (comm.hpp): a peer hears from this rank at least this often while the thread runs ...
 constexpr auto kAlivePeriod = std::chrono::milliseconds(100);
 // ... and, once this rank was stopped by a signal, a peer silent this long is lost (7 periods: a live
@@ -111,7 +101,7 @@ void Comm::post_data(const OutLink& link, std::uint32_t count, std::string paylo
   batches_sent_.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard g(mutex_);
-    outgoing_.push_back({link.peer, kTagChannel, std::move(bytes)});
+    outgoing_.push_back({link.peer, kChannel, std::move(bytes)});
   }
   wake_.notify_one();
 }
@@ -119,7 +109,7 @@ void Comm::post_data(const OutLink& link, std::uint32_t count, std::string paylo
 void Comm::post_eos(const OutLink& link) {
   {
     std::lock_guard g(mutex_);
-    outgoing_.push_back({link.peer, kTagChannel, header(kEos, link.channel)});
+    outgoing_.push_back({link.peer, kChannel, header(kEos, link.channel)});
   }
   wake_.notify_one();
 }
@@ -135,7 +125,7 @@ void Comm::post_credits(const InLink& link, std::uint64_t n) {
 void Comm::post_broken(const InLink& link) {
   {
     std::lock_guard g(mutex_);
-    outgoing_.push_back({link.peer, kTagChannel, header(kBroken, link.channel)});
+    outgoing_.push_back({link.peer, kChannel, header(kBroken, link.channel)});
   }
   wake_.notify_one();
 }
@@ -144,7 +134,7 @@ void Comm::post_abort(const std::string& text) {
   {
     std::lock_guard g(mutex_);
     for (int r = 0; r < size_; ++r) {
-      if (r != rank_) outgoing_.push_back({r, kTagAbort, text});
+      if (r != rank_) outgoing_.push_back({r, kAbort, text});
     }
   }
   wake_.notify_one();
@@ -193,7 +183,7 @@ void Comm::isend(int dest, int tag, std::string bytes) {
   }
   ++sent_to_[static_cast<std::size_t>(dest)];
   if (!last_sent_.empty()) last_sent_[static_cast<std::size_t>(dest)] = std::chrono::steady_clock::now();
-  if (tag == kTagChannel) ++channel_sent_;
+  if (tag == kChannel) ++channel_sent_;
   bytes_sent_.fetch_add(p->bytes.size(), std::memory_order_relaxed);
   pending_.push_back(std::move(p));
 }
@@ -207,7 +197,7 @@ bool Comm::send_posted() {
     credits.swap(credits_);
   }
   for (auto& o : out) {
-    if (o.tag != kTagChannel || static_cast<std::uint8_t>(o.bytes[0]) != kData) control_sent_.fetch_add(1, std::memory_order_relaxed);
+    if (o.tag != kChannel || static_cast<std::uint8_t>(o.bytes[0]) != kData) control_sent_.fetch_add(1, std::memory_order_relaxed);
     isend(o.dest, o.tag, std::move(o.bytes));
   }
   // One CREDITS message per reader's-side peer, whatever number of channels and reads it covers.
@@ -224,7 +214,7 @@ bool Comm::send_posted() {
     detail::put_raw(bytes, entry.first);
     bytes += entry.second;
     control_sent_.fetch_add(1, std::memory_order_relaxed);
-    isend(peer, kTagChannel, std::move(bytes));
+    isend(peer, kChannel, std::move(bytes));
   }
   return !out.empty() || !credits.empty();
 }
@@ -242,7 +232,7 @@ bool Comm::receive_arrived() {
     MPI_Recv(bytes.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm_, MPI_STATUS_IGNORE);
     ++received_from_[static_cast<std::size_t>(st.MPI_SOURCE)];
     if (!last_heard_.empty()) last_heard_[static_cast<std::size_t>(st.MPI_SOURCE)] = std::chrono::steady_clock::now();
-    if (st.MPI_TAG == kTagChannel) ++channel_received_;
+    if (st.MPI_TAG == kChannel) ++channel_received_;
     bytes_received_.fetch_add(bytes.size(), std::memory_order_relaxed);
     dispatch(st.MPI_SOURCE, st.MPI_TAG, bytes);
     any = true;
@@ -251,21 +241,21 @@ bool Comm::receive_arrived() {
 }
 
 void Comm::dispatch(int source, int tag, const std::string& bytes) {
-  if (tag == kTagAlive) return;  // its arrival (the last-heard time) is all it says
-  if (tag == kTagAbort) {
+  if (tag == kAlive) return;  // its arrival (the last-heard time) is all it says
+  if (tag == kAbort) {
     std::lock_guard g(mutex_);
     if (!remote_failure_) remote_failure_ = bytes;
     return;
   }
   const char* p = bytes.data();
   const char* end = p + bytes.size();
-  if (tag == kTagGrow) {
+  if (tag == kGrow) {
     const auto round = detail::get_raw<std::uint64_t>(p, end);
     const auto to = detail::get_raw<std::uint64_t>(p, end);
     grow_candidate(round, to);
     return;
   }
-  if (tag == kTagProbe) {
+  if (tag == kProbe) {
     // After the counts are exchanged nothing may be sent: a STATUS then would arrive uncounted (and its
     // round is over anyway, since rank 0 stopped probing before it entered the barrier).
     if (ending_) return;
@@ -287,10 +277,10 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
     detail::put_raw(reply, static_cast<std::uint32_t>(st.full_name.size()));
     reply += st.full_name;
     reply += st.blocked;
-    isend(source, kTagStatus, std::move(reply));
+    isend(source, kStatus, std::move(reply));
     return;
   }
-  if (tag == kTagStatus) {
+  if (tag == kStatus) {
     const auto round = detail::get_raw<std::uint64_t>(p, end);
     if (round != round_) return;  // an answer to a round that is over
     Status st;
@@ -371,134 +361,9 @@ bool Comm::test_sends() {
   return pending_.size() != before;
 }
 
-void Comm::grow_candidate(std::uint64_t round, std::uint64_t to) {
-  if (round != candidate_round_ || candidate_ == nullptr) return;  // cannot happen: rank 0 names this rank's last round
-  const std::size_t from = candidate_->capacity();
-  candidate_->grow(static_cast<std::size_t>(to));  // wakes its writer: the network goes on
-  const std::uint64_t n = channels_grown_.fetch_add(1) + 1;
-  // The first growth is worth a warning, the rest go to debug level (as the runtime's, deadlock_monitor.cpp).
-  log().log(n == 1 ? spdlog::level::warn : spdlog::level::debug,
-            "rank {}: artificial deadlock across ranks resolved: channel '{}' grown from {} to {} messages{}", rank_,
-            candidate_->name(), from, to, n == 1 ? " (further resolutions are logged at debug level)" : "");
-  candidate_.reset();
-}
 
-Comm::Status Comm::local_status(bool done, std::uint64_t round) {
-  Status st;
-  st.done = done;
-  st.sent = channel_sent_;
-  st.received = channel_received_;
-  if (done || watch_ == nullptr) {
-    st.stalled = done;  // a rank that is done never changes again; one that has no watch never says so
-    return st;
-  }
-  {
-    std::lock_guard g(mutex_);
-    if (!outgoing_.empty() || !credits_.empty()) return st;  // not stalled: it has something to send
-  }
-  // Sends still in flight need no look here: a channel message sent and not received makes the round's
-  // totals differ (and a PROBE or STATUS is no channel traffic).
-  WatchSample s = watch_->sample();
-  st.stalled = s.stalled;
-  st.fingerprint = s.fingerprint;
-  st.blocked = s.blocked;
-  if (s.stalled && s.full != nullptr) {
-    st.full_capacity = s.full_capacity;
-    st.full_name = s.full_name;
-  }
-  candidate_ = st.full_capacity != 0 ? std::move(s.full) : nullptr;
-  candidate_round_ = round;
-  return st;
-}
 
-// Rank 0, every kProbePeriod while its run is on: a new round (its own status at once, the others' by
-// STATUS); the verdict once every answer is in (on_status).
-void Comm::watch_round(bool done) {
-  // One rank has no agent: its own runtime finds its deadlocks (and grows channels by Parks' rule).
-  if (rank_ != 0 || size_ == 1 || watch_ == nullptr || deadlock_declared_ || done) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (now < next_probe_) return;
-  // A round still waiting for answers goes on (a slow rank would otherwise never finish one while rounds
-  // come every 20 ms), for a second at most (a late answer is dropped: its round is over).
-  const bool answered = std::all_of(statuses_.begin(), statuses_.end(), [](const auto& st) { return st.has_value(); });
-  if (!answered && now - round_started_ < kRoundPatience) return;
-  round_started_ = now;
-  next_probe_ = now + (now - last_growth_ < kBusyGrowing ? kGrowingPeriod : kProbePeriod);
-  ++round_;
-  statuses_.assign(static_cast<std::size_t>(size_), std::nullopt);
-  std::string probe;
-  detail::put_raw(probe, round_);
-  for (int r = 1; r < size_; ++r) isend(r, kTagProbe, probe);
-  on_status(0, local_status(false, round_));
-}
 
-void Comm::on_status(int source, const Status& s) {
-  statuses_[static_cast<std::size_t>(source)] = s;
-  for (const auto& st : statuses_) {
-    if (!st) return;
-  }
-  bool all_stalled = true;
-  bool all_done = true;
-  std::uint64_t sent = 0;
-  std::uint64_t received = 0;
-  std::vector<std::uint64_t> fingerprints;
-  for (const auto& st : statuses_) {
-    all_stalled = all_stalled && st->stalled;
-    all_done = all_done && st->done;
-    sent += st->sent;
-    received += st->received;
-    fingerprints.push_back(st->fingerprint);
-  }
-  // Only counts taken in the same round are compared; a message in flight makes them differ.
-  const bool quiet = all_stalled && !all_done && sent == received;
-  const bool deadlock = quiet && previous_all_stalled_ && fingerprints == previous_fingerprints_ && sent == previous_sent_ &&
-                        received == previous_received_;
-  previous_all_stalled_ = quiet;
-  previous_fingerprints_ = std::move(fingerprints);
-  previous_sent_ = sent;
-  previous_received_ = received;
-  if (quiet && !deadlock) next_probe_ = std::min(next_probe_, std::chrono::steady_clock::now() + kGrowingPeriod);  // confirm soon
-  if (!deadlock) return;
-  // Artificial (a writer waits on a full channel somewhere): grow the smallest such channel (comm.hpp).
-  int grow_rank = -1;
-  for (int r = 0; r < size_; ++r) {
-    const Status& st = *statuses_[static_cast<std::size_t>(r)];
-    if (st.full_capacity != 0 && (grow_rank < 0 || st.full_capacity < statuses_[static_cast<std::size_t>(grow_rank)]->full_capacity)) grow_rank = r;
-  }
-  std::string refused;
-  if (grow_rank >= 0) {
-    const Status& st = *statuses_[static_cast<std::size_t>(grow_rank)];
-    const std::uint64_t to = std::min<std::uint64_t>(st.full_capacity * 2, max_capacity_);
-    if (to > st.full_capacity) {
-      previous_all_stalled_ = false;  // the next verdict needs two new quiet rounds
-      last_growth_ = std::chrono::steady_clock::now();
-      next_probe_ = last_growth_ + kGrowingPeriod;
-      if (grow_rank == 0) {
-        grow_candidate(round_, to);
-      } else {
-        std::string grow;
-        detail::put_raw(grow, round_);
-        detail::put_raw(grow, to);
-        isend(grow_rank, kTagGrow, std::move(grow));
-      }
-      return;
-    }
-    refused = fmt::format("channel '{}' is full at capacity {} and may not grow past the maximum capacity {}", st.full_name,
-                          st.full_capacity, max_capacity_);
-  }
-  deadlock_declared_ = true;
-  std::string text = "deadlock across ranks: every process is blocked on a channel and no message is in flight";
-  for (int r = 0; r < size_; ++r) {
-    const Status& st = *statuses_[static_cast<std::size_t>(r)];
-    text += fmt::format("; rank {}: {}", r, st.done ? "done" : st.blocked);
-  }
-  if (!refused.empty()) text += "; " + refused + " (raise --max-capacity)";
-  {
-    std::lock_guard g(mutex_);
-    if (!remote_failure_) remote_failure_ = text;  // rank 0 stops too, by the same path as the others
-  }
-  for (int r = 1; r < size_; ++r) isend(r, kTagAbort, text);
-}
 
 void Comm::lose(int peer, const std::string& why) {
   std::lock_guard g(mutex_);
@@ -513,7 +378,7 @@ bool Comm::check_peers(std::chrono::steady_clock::time_point now) {
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;
     const auto i = static_cast<std::size_t>(r);
-    if (now - last_sent_[i] >= kAlivePeriod) isend(r, kTagAlive, std::string());
+    if (now - last_sent_[i] >= kAlivePeriod) isend(r, kAlive, std::string());
     if (now - last_heard_[i] > timeout) {
       lose(r, fmt::format("nothing heard from it for {:.1f} s",
                           std::chrono::duration<double>(now - last_heard_[i]).count()));
