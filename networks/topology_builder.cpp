@@ -12,8 +12,8 @@
 namespace kpn {
 namespace {
 
-Location location_of(const std::source_location& w) {
-  return Location{w.file_name(), static_cast<int>(w.line()), static_cast<int>(w.column())};
+Location location_of(const SourceLine& w) {
+  return Location{w.file, static_cast<int>(w.line), 0};
 }
 
 // A name as the loader accepts it (yaml_loader.cpp): at most kMaxNameLength bytes of valid UTF-8, and
@@ -79,12 +79,12 @@ ChannelSettings& ChannelSettings::shift(const TopologyValue& n) { decl_.shift = 
 ChannelSettings& ChannelSettings::wrap(const TopologyValue& w) { decl_.wrap = at(w); return *this; }
 ChannelSettings& ChannelSettings::count(const TopologyValue& n) { decl_.count = at(n); return *this; }
 
-TopologyBuilder::TopologyBuilder(std::string name, std::source_location where) {
+TopologyBuilder::TopologyBuilder(std::string name, SourceLine where) {
   head_.name = std::move(name);
-  head_.file = where.file_name();
+  head_.file = where.file;
 }
 
-TopologyBuilder& TopologyBuilder::param(const std::string& name, const TopologyValue& value, std::source_location where) {
+TopologyBuilder& TopologyBuilder::param(const std::string& name, const TopologyValue& value, SourceLine where) {
   const Location at = location_of(where);
   if (!check_name(name, true, at, "parameter name", head_.load_errors)) return *this;
   auto same = [&name](const ParamDecl& p) { return p.name == name; };
@@ -96,7 +96,7 @@ TopologyBuilder& TopologyBuilder::param(const std::string& name, const TopologyV
   return *this;
 }
 
-ProcessSettings& TopologyBuilder::process(const std::string& name, const std::string& kind, std::source_location where) {
+ProcessSettings& TopologyBuilder::process(const std::string& name, const std::string& kind, SourceLine where) {
   ProcessDecl& d = process_decls_.emplace_back();
   d.name = name;
   d.where = location_of(where);
@@ -109,7 +109,7 @@ ProcessSettings& TopologyBuilder::process(const std::string& name, const std::st
   return processes_.emplace_back(d);
 }
 
-ChannelSettings& TopologyBuilder::channel(const std::string& from, const std::string& to, std::source_location where) {
+ChannelSettings& TopologyBuilder::channel(const std::string& from, const std::string& to, SourceLine where) {
   ChannelDecl& d = channel_decls_.emplace_back();
   d.where = location_of(where);
   bool ok = true;

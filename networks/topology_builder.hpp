@@ -3,7 +3,7 @@
 // (topology.hpp), so resolve() checks and expands it exactly as it does a file: the same kinds (built in,
 // or registered by the program with KPN_REGISTER_KIND), replicas, array ports, `shift`, parameters and
 // `rank:` / `weight:` for a distributed run. Each declaration remembers the C++ line that made it, and
-// resolve()'s errors point there ("main.cpp:42:3: process 'sink': unknown kind ...").
+// resolve()'s errors point there ("main.cpp:42: process 'sink': unknown kind ...").
 //
 //   kpn::TopologyBuilder b("squares");
 //   b.param("count", 1000);
@@ -16,10 +16,10 @@
 
 #include <cstdint>
 #include <deque>
-#include <source_location>
 #include <string>
 #include <vector>
 
+#include "networks/source_line.hpp"
 #include "networks/topology.hpp"
 #include "runtime/export.hpp"
 
@@ -78,15 +78,15 @@ class KPN_EXPORT TopologyBuilder {
     ChannelDecl& decl_;
   };
 
-  explicit TopologyBuilder(std::string name, std::source_location where = std::source_location::current());
+  explicit TopologyBuilder(std::string name, SourceLine where = SourceLine::current());
 
   // A parameter and its default; a --set style override is resolve()'s second argument.
   TopologyBuilder& param(const std::string& name, const TopologyValue& value,
-                         std::source_location where = std::source_location::current());
+                         SourceLine where = SourceLine::current());
   // A process declaration of a registered kind; the reference stays valid while the builder lives.
-  ProcessSettings& process(const std::string& name, const std::string& kind, std::source_location where = std::source_location::current());
+  ProcessSettings& process(const std::string& name, const std::string& kind, SourceLine where = SourceLine::current());
   // A channel from an output port to an input port: "process.port" or "process[index].port".
-  ChannelSettings& channel(const std::string& from, const std::string& to, std::source_location where = std::source_location::current());
+  ChannelSettings& channel(const std::string& from, const std::string& to, SourceLine where = SourceLine::current());
 
   // The topology so far, with what the builder found wrong (a malformed name or port reference, a name
   // given twice) in its load_errors, which resolve() reports with its own findings.
