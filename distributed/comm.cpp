@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
@@ -64,6 +65,7 @@ OutLink& Comm::add_out_link(std::uint32_t channel, int reader_rank) {
   l.channel = channel;
   l.peer = reader_rank;
   out_by_channel_[channel] = &l;
+  links_open_.fetch_add(1, std::memory_order_relaxed);
   return l;
 }
 
@@ -72,6 +74,7 @@ InLink& Comm::add_in_link(std::uint32_t channel, int writer_rank) {
   l.channel = channel;
   l.peer = writer_rank;
   in_by_channel_[channel] = &l;
+  links_open_.fetch_add(1, std::memory_order_relaxed);
   return l;
 }
 
@@ -81,37 +84,74 @@ std::vector<OutLink*> Comm::out_links() {
   return v;
 }
 
-std::vector<InLink*> Comm::in_links() {
-  std::vector<InLink*> v;
-  for (auto& l : in_links_) v.push_back(&l);
-  return v;
-}
-
 void Comm::start() {
   last_sent_.assign(static_cast<std::size_t>(size_), std::chrono::steady_clock::now());
   last_heard_ = last_sent_;
   thread_ = std::thread([this] { loop(); });
 }
 
-void Comm::post_data(const OutLink& link, std::uint32_t count, std::string payload) {
-  std::string bytes = header(kData, link.channel);
-  detail::put_raw(bytes, count);
-  bytes += payload;
-  values_sent_.fetch_add(count, std::memory_order_relaxed);
-  batches_sent_.fetch_add(1, std::memory_order_relaxed);
+void Comm::post_ready(OutLink& link) {
+  // Already queued: the thread's look at the end is still to come, and will see this (flush).
+  if (link.queued.exchange(true, std::memory_order_seq_cst)) return;
   {
     std::lock_guard g(mutex_);
-    outgoing_.push_back({link.peer, kChannel, std::move(bytes)});
+    ready_.push_back(&link);
   }
   wake_.notify_one();
 }
 
-void Comm::post_eos(const OutLink& link) {
-  {
-    std::lock_guard g(mutex_);
-    outgoing_.push_back({link.peer, kChannel, header(kEos, link.channel)});
+void Comm::take_turn() {
+  while (turn_.exchange(true, std::memory_order_acquire)) std::this_thread::yield();  // a process's short assist
+  last_turn_ns_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+}
+
+Comm::Assist Comm::assist(std::chrono::nanoseconds stale) {
+  const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+  if (now - last_turn_ns_.load(std::memory_order_relaxed) < stale.count()) return Assist::Recent;
+  if (turn_.exchange(true, std::memory_order_acquire)) return Assist::Recent;
+  last_turn_ns_.store(now, std::memory_order_relaxed);
+  bool progress = false;
+  try {
+    progress = send_posted();
+    progress |= receive_arrived();
+    progress |= test_sends();
+  } catch (...) {
+    end_turn();
+    throw;
   }
-  wake_.notify_one();
+  end_turn();
+  return progress ? Assist::Moved : Assist::Idle;
+}
+
+void Comm::link_over() { links_open_.fetch_sub(1, std::memory_order_acq_rel); }
+
+// The thread's look at a writer's end: sends what is unsent (batches of at most kMaxBatch), then EOS once
+// the stream is over. No message is left behind: `queued` is cleared before the end is looked at, and a
+// writer sets it after its message is in (post_ready). Either the writer's store comes first in queued's
+// modification order (then this look, later than the clear, takes the lock after the writer released it
+// and finds the message), or the writer's exchange reads this clear's false (or a later writer's true,
+// whose link is queued again) and queues the link again.
+void Comm::flush(OutLink& link) {
+  // Once the counts are exchanged (drain_at_end) nothing may be sent; every end was flushed before: the
+  // run had returned, so each writer's end was closed and queued, before this rank entered the barrier.
+  if (link.eos_sent || ending_) return;
+  link.queued.store(false, std::memory_order_seq_cst);
+  for (;;) {
+    std::string bytes = header(kData, link.channel);
+    const std::size_t at = bytes.size();
+    detail::put_raw(bytes, std::uint32_t{0});
+    const std::uint32_t count = link.source->take_unsent(bytes, kMaxBatch);
+    if (count == 0) break;
+    std::memcpy(bytes.data() + at, &count, sizeof count);
+    values_sent_.fetch_add(count, std::memory_order_relaxed);
+    batches_sent_.fetch_add(1, std::memory_order_relaxed);
+    isend(link.peer, kChannel, std::move(bytes));
+  }
+  if (!link.source->over()) return;
+  control_sent_.fetch_add(1, std::memory_order_relaxed);
+  isend(link.peer, kChannel, header(kEos, link.channel));
+  link.eos_sent = true;
+  link_over();
 }
 
 void Comm::post_credits(const InLink& link, std::uint64_t n) {
@@ -190,12 +230,15 @@ void Comm::isend(int dest, int tag, std::string bytes) {
 
 bool Comm::send_posted() {
   std::vector<Outgoing> out;
+  std::vector<OutLink*> ready;
   std::map<std::uint32_t, std::uint64_t> credits;
   {
     std::lock_guard g(mutex_);
     out.swap(outgoing_);
+    ready.swap(ready_);
     credits.swap(credits_);
   }
+  for (OutLink* l : ready) flush(*l);
   for (auto& o : out) {
     if (o.tag != kChannel || static_cast<std::uint8_t>(o.bytes[0]) != kData) control_sent_.fetch_add(1, std::memory_order_relaxed);
     isend(o.dest, o.tag, std::move(o.bytes));
@@ -216,7 +259,7 @@ bool Comm::send_posted() {
     control_sent_.fetch_add(1, std::memory_order_relaxed);
     isend(peer, kChannel, std::move(bytes));
   }
-  return !out.empty() || !credits.empty();
+  return !out.empty() || !ready.empty() || !credits.empty();
 }
 
 bool Comm::receive_arrived() {
@@ -304,25 +347,15 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
     for (std::uint32_t i = 0; i < entries; ++i) {
       const auto channel = detail::get_raw<std::uint32_t>(p, end);
       const auto n = detail::get_raw<std::uint64_t>(p, end);
-      OutLink& l = *out_by_channel_.at(channel);
-      {
-        std::lock_guard g(l.signal.mutex);
-        l.credits += n;
-        l.signal.dirty = true;
-      }
-      l.signal.cv.notify_one();
+      out_by_channel_.at(channel)->source->acknowledge(n);
     }
     return;
   }
   const auto channel = detail::get_raw<std::uint32_t>(p, end);
   if (kind == kBroken) {
     OutLink& l = *out_by_channel_.at(channel);
-    {
-      std::lock_guard g(l.signal.mutex);
-      l.broken = true;
-      l.signal.dirty = true;
-    }
-    l.signal.cv.notify_one();
+    l.source->break_remote();
+    flush(l);  // what was unsent is dropped: a closed end is over now
     return;
   }
   auto it = in_by_channel_.find(channel);
@@ -330,21 +363,18 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
     throw WireError(fmt::format("rank {}: message for channel {} from rank {}, which does not write it here", rank_, channel, source));
   }
   InLink& l = *it->second;
-  {
-    std::lock_guard g(l.signal.mutex);
-    if (kind == kData) {
-      const auto count = detail::get_raw<std::uint32_t>(p, end);
-      values_received_.fetch_add(count, std::memory_order_relaxed);
-      batches_received_.fetch_add(1, std::memory_order_relaxed);
-      l.batches.emplace_back(p, end);
-    } else if (kind == kEos) {
-      l.eos = true;
-    } else {
-      throw WireError(fmt::format("rank {}: unknown message kind {} from rank {}", rank_, kind, source));
-    }
-    l.signal.dirty = true;
+  if (kind == kData) {
+    const auto count = detail::get_raw<std::uint32_t>(p, end);
+    values_received_.fetch_add(count, std::memory_order_relaxed);
+    batches_received_.fetch_add(1, std::memory_order_relaxed);
+    l.sink->deliver(p, end);
+  } else if (kind == kEos && !l.eos_received) {
+    l.sink->end_of_stream();
+    l.eos_received = true;
+    link_over();
+  } else {
+    throw WireError(fmt::format("rank {}: unknown message kind {} from rank {}", rank_, kind, source));
   }
-  l.signal.cv.notify_one();
 }
 
 bool Comm::test_sends() {
@@ -407,26 +437,30 @@ void Comm::loop() {
     // A lost peer never enters the barrier: once this rank's run has returned, leave without the end's
     // exchange (comm.hpp); the runner ends the job.
     if (lost && done) return;
-    // Read `done` before taking the posts: what the main thread posted before local_done is sent now.
-    bool progress = send_posted();
-    progress |= receive_arrived();
-    progress |= test_sends();
-    watch_round(done);
+    bool progress = false;
+    int complete = 0;
+    bool peer_lost = false;
+    const auto now = clock::now();
+    {
+      const Turn turn(*this);
+      // Read `done` before taking the posts: what the main thread posted before local_done is sent now.
+      progress = send_posted();
+      progress |= receive_arrived();
+      progress |= test_sends();
+      watch_round(done);
+      if (done && !barrier_started) {
+        MPI_Ibarrier(comm_, &barrier);
+        barrier_started = true;
+      }
+      if (barrier_started) MPI_Test(&barrier, &complete, MPI_STATUS_IGNORE);
+      if (!complete && !lost) peer_lost = check_peers(now);
+    }
+    if (complete) break;
     if (failed && !done && interrupt_ && clock::now() - last_interrupt >= std::chrono::milliseconds(1)) {
       interrupt_();
       last_interrupt = clock::now();
     }
-    if (done && !barrier_started) {
-      MPI_Ibarrier(comm_, &barrier);
-      barrier_started = true;
-    }
-    if (barrier_started) {
-      int complete = 0;
-      MPI_Test(&barrier, &complete, MPI_STATUS_IGNORE);
-      if (complete) break;
-    }
-    const auto now = clock::now();
-    if (!lost && check_peers(now)) continue;  // interrupt at once (above)
+    if (peer_lost) continue;  // interrupt at once (above)
     if (progress) {
       last_progress = now;
       continue;
@@ -447,6 +481,7 @@ void Comm::loop() {
 }
 
 void Comm::drain_at_end() {
+  const Turn turn(*this);  // for good: the run is over, no process assists any more
   ending_ = true;
   std::vector<std::uint64_t> expected(static_cast<std::size_t>(size_), 0);
   MPI_Alltoall(sent_to_.data(), 1, MPI_UINT64_T, expected.data(), 1, MPI_UINT64_T, comm_);

@@ -1,8 +1,9 @@
 #pragma once
 // The communication thread of one rank: the only thread that calls MPI while the network runs (the main
 // thread calls it before the thread starts and after it is joined, hence MPI_THREAD_SERIALIZED; see
-// session.hpp). Agents and channel ends post what they want sent (post_*), and the thread delivers what
-// arrives to the channel's link (link.hpp).
+// session.hpp). Channel ends post what they want sent (post_*); the thread takes a writer's messages from
+// its end and puts what arrives into the reader's end itself (link.hpp), waking the process that waits
+// there.
 //
 // Messages. One tag carries a channel's traffic, so that MPI's non-overtaking rule (same source, tag and
 // communicator) keeps a channel's batches and its end of stream in order; a second tag carries a failure:
@@ -50,7 +51,7 @@
 // the dead one, named before mpirun's SIGKILL comes. No false "lost" can end a run that would have ended
 // well: a rank only stops answering after the barrier completes, and then no rank checks any more.
 //
-// The end (finish). A rank's run ends when its processes, agents included, have ended. It then enters a
+// The end (finish). A rank's run ends when its processes, its link poller included, have ended. It then enters a
 // non-blocking barrier while still receiving; the barrier completes once every rank has entered it, so
 // no rank posts anything new after that. What was sent before may still be on its way: the ranks then
 // exchange how many messages each sent to each (MPI_Alltoall) and each receives until it has them all,
@@ -107,7 +108,6 @@ class Comm {
   OutLink& add_out_link(std::uint32_t channel, int reader_rank);
   InLink& add_in_link(std::uint32_t channel, int writer_rank);
   std::vector<OutLink*> out_links();
-  std::vector<InLink*> in_links();
 
   // Called with the text of the first ABORT that arrives, on the communication thread, every millisecond
   // until local_done(): the runner interrupts its runtime (an interrupt before the run starts is lost).
@@ -123,11 +123,23 @@ class Comm {
   void stopped_by_signal() { hurried_.store(true); }
 
   // From any thread or process, while the thread runs. Never block (beyond a short lock).
-  void post_data(const OutLink& link, std::uint32_t count, std::string payload);
-  void post_eos(const OutLink& link);
+  // The writer's end of `link` has something new: a message, or its close (link.hpp: `queued`).
+  void post_ready(OutLink& link);
   void post_credits(const InLink& link, std::uint64_t n);
   void post_broken(const InLink& link);
   void post_abort(const std::string& text);
+
+  // The thread's work, done by a process of the rank's network (remote_channels.hpp: the link poller):
+  // the thread shares the rank's CPUs with its workers, and while they compute it waits for the kernel's
+  // next time slice, a millisecond or more, with messages to send and to deliver. If nobody has taken a
+  // turn (below) for `stale` and the turn is free, takes it: sends what is posted, delivers what arrived,
+  // completes sends. Never waits for the turn.
+  enum class Assist { Moved, Idle, Recent };
+  Assist assist(std::chrono::nanoseconds stale);
+
+  // Every cross-rank stream of this rank is over: EOS sent on each writer's end, received on each
+  // reader's end (remote_channels.hpp: the link poller ends then).
+  bool links_over() const noexcept { return links_open_.load(std::memory_order_acquire) == 0; }
 
   // The first failure reported by another rank, if any.
   std::optional<std::string> remote_failure() const;
@@ -143,6 +155,8 @@ class Comm {
   struct Pending;
   void loop();
   bool send_posted();
+  void flush(OutLink& link);
+  void link_over();
   bool receive_arrived();
   void dispatch(int source, int tag, const std::string& bytes);
   void isend(int dest, int tag, std::string bytes);
@@ -186,6 +200,7 @@ class Comm {
     std::string bytes;
   };
   std::vector<Outgoing> outgoing_;
+  std::vector<OutLink*> ready_;  // writer's ends with something new (each once: OutLink::queued)
   std::map<std::uint32_t, std::uint64_t> credits_;  // channel -> consumed, not yet sent
   bool local_done_ = false;
   std::optional<std::string> remote_failure_;
@@ -222,6 +237,21 @@ class Comm {
 
   std::atomic<std::uint64_t> values_sent_{0}, batches_sent_{0}, bytes_sent_{0}, control_sent_{0};
   std::atomic<std::uint64_t> values_received_{0}, batches_received_{0}, bytes_received_{0};
+  // The turn: whoever holds it may call MPI and touch the thread's own state above (the thread, or a process
+  // in assist; MPI_THREAD_SERIALIZED). Not a std::mutex: a process may switch workers while it holds it (a
+  // channel's lock yields), and a std::mutex must be released by the thread that took it.
+  std::atomic<bool> turn_{false};
+  std::atomic<std::int64_t> last_turn_ns_{0};  // steady clock, when the last turn began
+  void take_turn();
+  void end_turn() { turn_.store(false, std::memory_order_release); }
+  struct Turn {
+    explicit Turn(Comm& c) : comm(c) { comm.take_turn(); }
+    ~Turn() { comm.end_turn(); }
+    Turn(const Turn&) = delete;
+    Turn& operator=(const Turn&) = delete;
+    Comm& comm;
+  };
+  std::atomic<std::size_t> links_open_{0};  // streams not yet over (links_over)
   std::thread thread_;
 };
 

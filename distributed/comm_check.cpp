@@ -49,7 +49,7 @@ Comm::Status Comm::local_status(bool done, std::uint64_t round) {
   }
   {
     std::lock_guard g(mutex_);
-    if (!outgoing_.empty() || !credits_.empty()) return st;  // not stalled: it has something to send
+    if (!outgoing_.empty() || !ready_.empty() || !credits_.empty()) return st;  // not stalled: it has something to send
   }
   // Sends still in flight need no look here: a channel message sent and not received makes the round's
   // totals differ (and a PROBE or STATUS is no channel traffic).
@@ -69,7 +69,7 @@ Comm::Status Comm::local_status(bool done, std::uint64_t round) {
 // Rank 0, every kProbePeriod while its run is on: a new round (its own status at once, the others' by
 // STATUS); the verdict once every answer is in (on_status).
 void Comm::watch_round(bool done) {
-  // One rank has no agent: its own runtime finds its deadlocks (and grows channels by Parks' rule).
+  // One rank has no links: its own runtime finds its deadlocks (and grows channels by Parks' rule).
   if (rank_ != 0 || size_ == 1 || watch_ == nullptr || deadlock_declared_ || done) return;
   const auto now = std::chrono::steady_clock::now();
   if (now < next_probe_) return;

@@ -1,69 +1,76 @@
 #pragma once
-// What an agent process (remote_channels.hpp) and the communication thread (comm.hpp) share for one
-// cross-rank channel. The agent waits for it inside kpn::blocking (a pool thread sleeps on the condition
-// variable), so that a waiting agent counts as active and no rank ever looks quiescent or deadlocked to
-// its own runtime while a message may still come from another rank.
+// What the communication thread (comm.hpp) and the two ends of one cross-rank channel
+// (remote_channels.hpp) share. There is no process in between: the thread takes what a writer wrote
+// straight from the writer's end, and puts what arrives straight into the reader's end, waking the
+// process that waits there as a timer or a blocking call's pool thread would (runtime/blocking.hpp:
+// whoever takes a waiter out of its slot under the channel's lock readies it).
+//
+// The writer's end tells the thread that it has something (a message, or its close) by queueing its link
+// (Comm::post_ready). `queued` makes that one list entry and one wake-up per batch instead of one per
+// message: the writer sets it after its message is in the end, the thread clears it before it looks at the
+// end, so a message is either taken by a look already under way or queues the link again (the argument is
+// at Comm::flush).
 
-#include <chrono>
-#include <condition_variable>
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <mutex>
+#include <memory>
 #include <string>
 
 namespace kpn::distributed {
 
-// A wake-up flag: whoever changes what the agent waits for sets `dirty` under `mutex` and notifies, so a
-// wait that starts after the change returns at once (no lost wake-up).
-class AgentSignal {
+// At most this many messages in one MPI message (the window C bounds a batch too).
+inline constexpr std::size_t kMaxBatch = 4096;
+
+// The writer's end of a cross-rank channel, as the communication thread drives it. Every call is the
+// thread's, and may take the channel's lock (a short busy wait, beside the writer's own).
+class OutSource {
  public:
-  void notify() {
-    {
-      std::lock_guard g(mutex);
-      dirty = true;
-    }
-    cv.notify_one();
-  }
-  // Returns when notified or after `timeout`: the agent then returns to its process, which is where a
-  // stopping network unwinds it (a blocking call itself cannot be interrupted, runtime/blocking_call.hpp).
-  void wait(std::chrono::milliseconds timeout) {
-    std::unique_lock l(mutex);
-    busy = false;
-    cv.wait_for(l, timeout, [this] { return dirty; });
-    dirty = false;
-    busy = true;
-  }
+  // Appends up to `max` unsent messages, encoded, to `payload`; they now count as sent and unconsumed
+  // until their credits come back. Returns how many.
+  virtual std::uint32_t take_unsent(std::string& payload, std::size_t max) = 0;
+  // The stream is over: the writer closed its end (or the reader is gone) and nothing is left to send.
+  virtual bool over() = 0;
+  // The reader consumed `n` more messages: the writer may write n more (wakes it if it waits).
+  virtual void acknowledge(std::uint64_t n) = 0;
+  // The reader is gone: what was not sent never will be, and the writer's next write throws.
+  virtual void break_remote() = 0;
 
-  // The agent is done with this link for good.
-  void retire() {
-    std::lock_guard g(mutex);
-    busy = false;
-  }
-
-  std::mutex mutex;
-  std::condition_variable cv;
-  bool dirty = false;  // guarded by mutex
-  // Guarded by mutex: the agent is between two waits (it may hold work taken from its link or channel),
-  // so its rank is not stalled (watch.hpp). True from the start: an agent that has not yet run is busy.
-  bool busy = true;
+ protected:
+  ~OutSource() = default;
 };
 
-// The writer's rank: credits and the reader's departure arrive here from the communication thread.
+// The reader's end of a cross-rank channel, as the communication thread fills it.
+class InSink {
+ public:
+  // Decodes one batch and appends it to the channel (wakes a waiting reader). Never blocks: the
+  // writer's credit window bounds what arrives. Throws WireError on a malformed batch.
+  virtual void deliver(const char* p, const char* end) = 0;
+  // The writer closed its end: the reader reads what is left, then the end of the stream.
+  virtual void end_of_stream() = 0;
+
+ protected:
+  ~InSink() = default;
+};
+
+// The writer's rank. Set before the thread starts (channel, peer, the end and its owner); then `queued`
+// is shared and `eos_sent` is the thread's own.
 struct OutLink {
   std::uint32_t channel = 0;
   int peer = 0;  // the reader's rank
-  AgentSignal signal;
-  std::uint64_t credits = 0;  // guarded by signal.mutex: messages the reader consumed, not yet applied
-  bool broken = false;        // guarded by signal.mutex: the reader is gone
+  OutSource* source = nullptr;
+  std::shared_ptr<void> keep;  // owns the end: the thread may still touch it after the network is gone
+  std::atomic<bool> queued{false};
+  bool eos_sent = false;
 };
 
-// The reader's rank: batches and the end of the stream arrive here from the communication thread.
+// The reader's rank. Set before the thread starts; then `eos_received` is the thread's own.
 struct InLink {
   std::uint32_t channel = 0;
   int peer = 0;  // the writer's rank
-  AgentSignal signal;
-  std::deque<std::string> batches;  // guarded by signal.mutex: encoded values, in arrival order
-  bool eos = false;                 // guarded by signal.mutex: the last batch has arrived
+  InSink* sink = nullptr;
+  std::shared_ptr<void> keep;
+  bool eos_received = false;
 };
 
 }  // namespace kpn::distributed

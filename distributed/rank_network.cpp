@@ -86,13 +86,17 @@ RankNetwork build_rank_network(const ResolvedNetwork& net, const Placement& plac
   for (auto& [i, e] : ends) {
     const ResolvedChannel& c = net.channels[i];
     const bool writer_here = placement.rank[c.from] == rank;
-    // The agent stands for the remote process in this rank's report and deadlock messages.
-    e.channel->set_endpoint_names(writer_here ? net.processes[c.from].name : fmt::format("recv:{}", c.name),
-                                  writer_here ? fmt::format("send:{}", c.name) : net.processes[c.to].name);
-    out.network.add_process(fmt::format("{}:{}", writer_here ? "send" : "recv", c.name), std::move(e.agent));
-    ++out.agents;
+    // The remote process is named with its rank in this rank's report and deadlock messages.
+    e.channel->set_endpoint_names(writer_here ? net.processes[c.from].name
+                                              : fmt::format("{} (rank {})", net.processes[c.from].name, placement.rank[c.from]),
+                                  writer_here ? fmt::format("{} (rank {})", net.processes[c.to].name, placement.rank[c.to])
+                                              : net.processes[c.to].name);
   }
-  out.watch->add_links(comm.out_links(), comm.in_links());
+  if (!ends.empty()) {
+    out.network.add_process(kLinkPollerName, [&comm] { run_link_poller(comm); }, link_poller_options());
+    out.pollers = 1;
+  }
+  out.watch->add_links(comm.out_links());
   return out;
 }
 

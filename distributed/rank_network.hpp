@@ -1,7 +1,8 @@
 #pragma once
-// One rank's part of a distributed network: its processes, the channels between them as usual, and for
-// each channel with one end here and the other on another rank, that end (remote_channels.hpp) and its
-// agent process, named "send:<channel>" (writer's rank) or "recv:<channel>" (reader's rank).
+// One rank's part of a distributed network: its processes, the channels between them as usual, for each
+// channel with one end here and the other on another rank that end (remote_channels.hpp), and, if there is
+// any, the rank's link poller, a process named kLinkPollerName that keeps the rank active while a stream
+// across ranks is open and helps its communication thread (remote_channels.hpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -18,10 +19,12 @@
 
 namespace kpn::distributed {
 
+inline constexpr const char* kLinkPollerName = "kpn:link-poller";
+
 struct RankNetwork {
   Network network;
   std::size_t processes = 0;      // the network's own, on this rank
-  std::size_t agents = 0;         // senders and receivers
+  std::size_t pollers = 0;        // 1 with any cross-rank channel, else 0
   std::size_t cross_channels = 0; // channels with one end here and the other elsewhere
   std::vector<std::function<std::uint64_t()>> credit_stalls;  // one per writer's end here
   std::unique_ptr<RankWatch> watch;  // for the deadlock check across ranks (comm.set_watch)

@@ -1,24 +1,33 @@
 #pragma once
-// The two ends of a channel whose writer and reader are on different ranks, and the agent process beside
-// each. On the writer's rank the writer writes into an Outbox; a sender agent moves what it holds to the
-// communication thread. On the reader's rank a receiver agent puts what arrives into an Inbox, which the
-// reader reads; each read returns a credit to the writer's rank.
+// The two ends of a channel whose writer and reader are on different ranks. On the writer's rank the
+// writer writes into an Outbox, from which the communication thread takes what is unsent; on the reader's
+// rank the thread puts what arrives into an Inbox, which the reader reads; each read returns a credit to
+// the writer's rank (link.hpp, comm.hpp). No process stands between an end and the thread.
 //
 // Exact capacity. Let C be the channel's capacity. The Outbox counts as occupied both the messages not
 // yet sent (`unsent_`) and those sent but not yet consumed by the reader (`unacked_`), and a write waits
-// while unsent + unacked >= C. unacked_ grows by the messages the sender takes and shrinks only by the
+// while unsent + unacked >= C. unacked_ grows by the messages the thread takes and shrinks only by the
 // credits the reader's rank returns, one per message its reader has read (InboxChannel::read). So at any
 // time, written - consumed <= unsent + unacked <= C: the writer is never more than C messages ahead of
 // the reader, and it blocks exactly when C messages are unconsumed, as on one machine (a credit in flight
 // only delays the writer's wake-up; it never lets it run further ahead). The Inbox never holds more than
-// the writer's window, so the receiver never waits on it (deposit() does not block).
+// the writer's window, so delivering into it never waits.
 //
-// Termination. The writer closing its end (or ending) closes the Outbox; the sender sends what is left,
-// then EOS, and ends. The receiver puts the last batch in the Inbox at EOS, closes it and ends: each agent
-// ends exactly when its channel's stream does. A reader that goes away (its endpoint destroyed) sends
-// BROKEN; the sender then breaks the Outbox, so the writer's next write throws BrokenChannel as on one
-// machine, the writer ends, and the stream closes as above.
+// Termination. The writer closing its end (or ending) closes the Outbox; the thread sends what is left,
+// then EOS. At EOS the Inbox closes: the reader reads what is left, then the end of the stream. A reader
+// that goes away (its endpoint destroyed) sends BROKEN; the Outbox then breaks, so the writer's next write
+// throws BrokenChannel as on one machine, the writer ends, and the stream closes as above.
+//
+// Activity and latency. A rank whose processes all wait on Inboxes is not finished and not deadlocked by
+// itself: a message may still come. One process per rank, the link poller (run_link_poller), sleeps in
+// short timed waits until every link's stream is over, and so keeps its runtime active
+// (runtime/quiescence.hpp) as long as a message may still come or still have to go; the deadlock check
+// across ranks (watch.hpp) is what finds a deadlock that spans ranks. Each time it wakes it also does the
+// communication thread's work if that thread has not had a turn for a while (Comm::assist): the thread
+// shares the rank's CPUs with the workers, and the kernel lets it run only at the end of a time slice
+// while they compute, so without the poller a message would wait milliseconds to be sent or delivered.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -38,21 +47,18 @@
 #include "distributed/link.hpp"
 #include "distributed/wire.hpp"
 #include "runtime/blocking.hpp"
-#include "runtime/blocking_call.hpp"
+#include "runtime/process_options.hpp"
 #include "runtime/steady_time.hpp"
+#include "runtime/timers.hpp"
 
 namespace kpn::distributed {
 
-// How long an agent waits in one blocking call before looking again; only a stopping network needs the
-// look (a notify ends the wait at once otherwise).
-inline constexpr std::chrono::milliseconds kAgentWait{20};
-// At most this many messages in one MPI message (the window C bounds a batch too).
-inline constexpr std::size_t kMaxBatch = 4096;
 
 template <class T>
-class OutboxChannel final : public TypedChannel<T> {
+class OutboxChannel final : public TypedChannel<T>, public OutSource {
  public:
-  OutboxChannel(std::string name, std::size_t capacity, OutLink& link) : core_(std::move(name), capacity), link_(link) {}
+  OutboxChannel(std::string name, std::size_t capacity, OutLink& link, Comm& comm)
+      : core_(std::move(name), capacity), link_(link), comm_(comm) {}
 
   void write(T&& value) override {
     std::unique_lock held(core_.lock);
@@ -68,7 +74,7 @@ class OutboxChannel final : public TypedChannel<T> {
     unsent_.push_back(std::move(value));
     core_.count_message();
     held.unlock();
-    link_.signal.notify();
+    comm_.post_ready(link_);
   }
 
   WriteStatus write_until(T& value, std::int64_t deadline_ns) override {
@@ -87,7 +93,7 @@ class OutboxChannel final : public TypedChannel<T> {
     unsent_.push_back(std::move(value));
     core_.count_message();
     held.unlock();
-    link_.signal.notify();
+    comm_.post_ready(link_);
     return WriteStatus::Ok;
   }
 
@@ -98,33 +104,38 @@ class OutboxChannel final : public TypedChannel<T> {
     return ReadResult<T>::end_of_stream();
   }
 
-  // The sender agent's. Moves up to `max` unsent messages into `out` (they stay counted as occupying the
-  // window until their credits come back). Returns true once the stream is over: closed (or broken) and
-  // nothing is left to send.
-  bool take_unsent(std::vector<T>& out, std::size_t max) {
-    std::lock_guard g(core_.lock);
-    while (!unsent_.empty() && out.size() < max) {
-      out.push_back(std::move(unsent_.front()));
-      unsent_.pop_front();
-      ++unacked_;
+  // OutSource, the communication thread's. Encoding happens outside the lock, on values the thread owns.
+  std::uint32_t take_unsent(std::string& payload, std::size_t max) override {
+    taken_.clear();
+    {
+      std::lock_guard g(core_.lock);
+      while (!unsent_.empty() && taken_.size() < max) {
+        taken_.push_back(std::move(unsent_.front()));
+        unsent_.pop_front();
+        ++unacked_;
+      }
     }
+    for (const T& v : taken_) Wire<T>::put(payload, v);
+    return static_cast<std::uint32_t>(taken_.size());
+  }
+  bool over() override {
+    std::lock_guard g(core_.lock);
     return (core_.closed || core_.reader_gone) && unsent_.empty();
   }
-  // The reader consumed `n` more messages: the writer may write n more.
-  void acknowledge(std::uint64_t n) {
+  void acknowledge(std::uint64_t n) override {
     WakeList wake;
     std::lock_guard g(core_.lock);
     unacked_ -= std::min<std::uint64_t>(n, unacked_);
     wake.take(core_.writer_waiting);
   }
-  // The reader is gone: what was not sent never will be, and the writer's next write throws.
-  void break_remote() {
+  void break_remote() override {
     {
       std::lock_guard g(core_.lock);
       unsent_.clear();
     }
     core_.detach_reader();  // wakes a waiting writer, which then throws BrokenChannel
   }
+
   std::uint64_t credit_stalls() const noexcept { return credit_stalls_.load(std::memory_order_relaxed); }
 
   const std::string& name() const noexcept override { return core_.name(); }
@@ -136,8 +147,8 @@ class OutboxChannel final : public TypedChannel<T> {
   void close() noexcept override {
     core_.close();
     try {
-      link_.signal.notify();
-    } catch (...) {  // std::mutex::lock failing: the agent still sees the close within kAgentWait
+      comm_.post_ready(link_);  // the thread sends what is left, then EOS
+    } catch (...) {  // std::mutex::lock failing: nothing to be done; the poller then runs until the network is interrupted
     }
   }
   void detach_reader() noexcept override { core_.detach_reader(); }
@@ -151,13 +162,15 @@ class OutboxChannel final : public TypedChannel<T> {
  private:
   BoundedCore core_;
   OutLink& link_;
+  Comm& comm_;
   std::deque<T> unsent_;             // guarded by core_.lock
   std::uint64_t unacked_ = 0;        // guarded by core_.lock
+  std::vector<T> taken_;             // the communication thread's: a batch on its way to the wire
   std::atomic<std::uint64_t> credit_stalls_{0};  // writes that found the window full
 };
 
 template <class T>
-class InboxChannel final : public TypedChannel<T> {
+class InboxChannel final : public TypedChannel<T>, public InSink {
  public:
   InboxChannel(std::string name, std::size_t capacity, InLink& link, Comm& comm)
       : core_(std::move(name), capacity), link_(link), comm_(comm) {}
@@ -165,7 +178,6 @@ class InboxChannel final : public TypedChannel<T> {
   std::optional<T> read() override {
     std::optional<T> value;
     {
-      WakeList wake;
       std::unique_lock held(core_.lock);
       while (buffer_.empty()) {
         if (core_.closed) return std::nullopt;
@@ -200,18 +212,21 @@ class InboxChannel final : public TypedChannel<T> {
     return WriteStatus::Ok;
   }
 
-  // The receiver agent's: never blocks (the writer's window bounds what arrives, see above). Dropped if
-  // the reader is gone (BROKEN is on its way to the writer).
-  void deposit(std::vector<T>& values) {
+  // InSink, the communication thread's. Decoded before the lock is taken; dropped if the reader is gone
+  // (BROKEN is on its way to the writer).
+  void deliver(const char* p, const char* end) override {
+    arrived_.clear();
+    while (p != end) arrived_.push_back(Wire<T>::get(p, end));
     WakeList wake;
     std::lock_guard g(core_.lock);
     if (core_.reader_gone) return;
-    for (T& v : values) {
+    for (T& v : arrived_) {
       buffer_.push_back(std::move(v));
       core_.count_message();
     }
     wake.take(core_.reader_waiting);
   }
+  void end_of_stream() override { core_.close(); }
 
   const std::string& name() const noexcept override { return core_.name(); }
   ChannelSnapshot snapshot() const override { return core_.snapshot([this] { return buffer_.size(); }); }
@@ -243,66 +258,48 @@ class InboxChannel final : public TypedChannel<T> {
   BoundedCore core_;
   InLink& link_;
   Comm& comm_;
-  RingBuffer<T> buffer_;  // guarded by core_.lock
+  RingBuffer<T> buffer_;     // guarded by core_.lock
+  std::vector<T> arrived_;   // the communication thread's: a batch being decoded
 };
 
-// The sender agent's body: forwards the Outbox's messages in batches, applies credits and BROKEN, and
-// sends EOS once the stream is over.
+// Makes the writer's end of a cross-rank channel and attaches it to its link (before the thread starts).
 template <class T>
-void run_sender(OutboxChannel<T>& out, OutLink& link, Comm& comm) {
-  std::vector<T> batch;
-  for (;;) {
-    std::uint64_t credits = 0;
-    bool broken = false;
-    {
-      std::lock_guard g(link.signal.mutex);
-      credits = std::exchange(link.credits, 0);
-      broken = std::exchange(link.broken, false);  // applied once: the Outbox stays broken
-    }
-    if (broken) out.break_remote();
-    if (credits != 0) out.acknowledge(credits);
-    batch.clear();
-    const bool over = out.take_unsent(batch, kMaxBatch);
-    if (!batch.empty()) {
-      std::string payload;
-      for (const T& v : batch) Wire<T>::put(payload, v);
-      comm.post_data(link, static_cast<std::uint32_t>(batch.size()), std::move(payload));
-    }
-    if (over) {
-      comm.post_eos(link);
-      link.signal.retire();
-      return;
-    }
-    if (batch.empty()) kpn::blocking([&link] { link.signal.wait(kAgentWait); });
+std::shared_ptr<OutboxChannel<T>> make_outbox(std::string name, std::size_t capacity, OutLink& link, Comm& comm) {
+  auto ch = std::make_shared<OutboxChannel<T>>(std::move(name), capacity, link, comm);
+  link.source = ch.get();
+  link.keep = ch;
+  return ch;
+}
+
+// Makes the reader's end of a cross-rank channel and attaches it to its link (before the thread starts).
+template <class T>
+std::shared_ptr<InboxChannel<T>> make_inbox(std::string name, std::size_t capacity, InLink& link, Comm& comm) {
+  auto ch = std::make_shared<InboxChannel<T>>(std::move(name), capacity, link, comm);
+  link.sink = ch.get();
+  link.keep = ch;
+  return ch;
+}
+
+// The body of a rank's link poller (above): while a stream across ranks is open, it sleeps and, each time
+// it wakes, does the communication thread's work if nobody has for as long as it slept (Comm::assist). A
+// rank that has work keeps it at kPollMin; the poll backs off to kPollMax while nothing moves (an idle rank
+// then costs a thousand short wake-ups a second). A stopping network unwinds it in its sleep.
+inline constexpr std::chrono::microseconds kPollMin{20};
+inline constexpr std::chrono::microseconds kPollMax{1000};
+
+inline void run_link_poller(Comm& comm) {
+  std::chrono::microseconds period = kPollMin;
+  while (!comm.links_over()) {
+    period = comm.assist(period) == Comm::Assist::Moved ? kPollMin : std::min(period * 2, kPollMax);
+    kpn::sleep_for(period);
   }
 }
 
-// The receiver agent's body: decodes what arrives into the Inbox, and closes it at EOS.
-template <class T>
-void run_receiver(InboxChannel<T>& in, InLink& link) {
-  std::vector<T> values;
-  for (;;) {
-    std::deque<std::string> batches;
-    bool eos = false;
-    {
-      std::lock_guard g(link.signal.mutex);
-      batches.swap(link.batches);
-      eos = std::exchange(link.eos, false);  // in hand now (watch.hpp: no work left in the link)
-    }
-    for (const std::string& b : batches) {
-      values.clear();
-      const char* p = b.data();
-      const char* end = p + b.size();
-      while (p != end) values.push_back(Wire<T>::get(p, end));
-      in.deposit(values);
-    }
-    if (eos) {
-      in.close();
-      link.signal.retire();
-      return;
-    }
-    if (batches.empty()) kpn::blocking([&link] { link.signal.wait(kAgentWait); });
-  }
+// What a link poller needs beside a process's defaults: MPI's calls run on its stack.
+inline ProcessOptions link_poller_options() {
+  ProcessOptions o;
+  o.stack_size = std::size_t{512} << 10;
+  return o;
 }
 
 }  // namespace kpn::distributed

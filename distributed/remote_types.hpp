@@ -1,6 +1,6 @@
 #pragma once
 // Which message types may cross ranks, by the name their ports declare (networks/message_types.hpp):
-// each has a Wire<T> (wire.hpp) and makes the two ends and agents of remote_channels.hpp. Built in: i64,
+// each has a Wire<T> (wire.hpp) and makes the two ends of remote_channels.hpp. Built in: i64,
 // f64, string. A program with a type of its own specialises Wire<T> and registers it:
 //
 //   template <> struct kpn::distributed::Wire<Point> { static void put(std::string&, const Point&); static Point get(const char*&, const char*); };
@@ -16,15 +16,12 @@
 #include "channels/channel_base.hpp"
 #include "distributed/comm.hpp"
 #include "distributed/remote_channels.hpp"
-#include "runtime/unique_function.hpp"
 
 namespace kpn::distributed {
 
-// One end of a cross-rank channel on this rank: the channel its local process uses, and the agent
-// process that carries it across.
+// One end of a cross-rank channel on this rank: the channel its local process uses, attached to its link.
 struct RemoteEnd {
   std::shared_ptr<ChannelBase> channel;
-  UniqueFunction<void()> agent;
   std::function<std::uint64_t()> credit_stalls;  // the writer's end only
 };
 
@@ -45,19 +42,11 @@ RemoteType remote_type(std::string name) {
   RemoteType t;
   t.name = std::move(name);
   t.writer_end = [](std::string n, std::size_t capacity, OutLink& link, Comm& comm) {
-    auto ch = std::make_shared<OutboxChannel<T>>(std::move(n), capacity, link);
-    RemoteEnd e;
-    e.channel = ch;
-    e.agent = [ch, &link, &comm] { run_sender(*ch, link, comm); };
-    e.credit_stalls = [ch] { return ch->credit_stalls(); };
-    return e;
+    auto ch = make_outbox<T>(std::move(n), capacity, link, comm);
+    return RemoteEnd{ch, [ch] { return ch->credit_stalls(); }};
   };
   t.reader_end = [](std::string n, std::size_t capacity, InLink& link, Comm& comm) {
-    auto ch = std::make_shared<InboxChannel<T>>(std::move(n), capacity, link, comm);
-    RemoteEnd e;
-    e.channel = ch;
-    e.agent = [ch, &link] { run_receiver(*ch, link); };
-    return e;
+    return RemoteEnd{make_inbox<T>(std::move(n), capacity, link, comm), nullptr};
   };
   return t;
 }

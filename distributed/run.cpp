@@ -146,11 +146,7 @@ Outcome run(Session& session, const NetworkSource& source, const RunOptions& opt
   std::optional<Runtime> runtime;
   code = step(program, rank, [&] {
     part.emplace(build_rank_network(*resolved, placement, rank, results, comm));
-    // Each agent waits in a blocking call (link.hpp): the pool must hold them all beside the network's own
-    // blocking calls.
-    RuntimeOptions ro = opt.runtime;
-    ro.blocking_threads = static_cast<unsigned>(std::min<std::size_t>(config::kMaxBlockingThreads, ro.blocking_threads + part->agents));
-    runtime.emplace(ro);
+    runtime.emplace(opt.runtime);
   });
   if (agreed(code) != kExitOk) return out;
 
@@ -244,7 +240,6 @@ Outcome run(Session& session, const NetworkSource& source, const RunOptions& opt
   f.error = error;
   f.wall_s = wall_s;
   f.processes = part->processes;
-  f.agents = part->agents;
   f.cross_channels = part->cross_channels;
   f.comm = comm.stats();
   f.credit_stalls = part->total_credit_stalls();

@@ -47,8 +47,8 @@ struct Outcome {
 };
 
 struct RunOptions {
-  // Each rank's runtime: workers, policy, pinning, Parks' limit. The blocking pool is enlarged by the
-  // rank's agents (each waits in a blocking call). A trace is not supported (std::invalid_argument).
+  // Each rank's runtime: workers, policy, pinning, Parks' limit. A trace is not supported
+  // (std::invalid_argument).
   RuntimeOptions runtime;
   double peer_timeout_s = 10.0;  // a rank silent this long is lost (comm.hpp: liveness)
   // Place the processes by a pilot run of this many milliseconds on rank 0 (pilot.hpp), 0: by the

@@ -10,11 +10,11 @@ namespace kpn::distributed {
 std::string rank_json(const RankFigures& f, const RunReport* report) {
   const CommStats& cs = f.comm;
   return fmt::format(
-      "{{\"rank\":{},\"host\":{},\"status\":{},\"error\":{},\"wall_s\":{:.6f},\"workers\":{},\"processes\":{},\"agents\":{},"
+      "{{\"rank\":{},\"host\":{},\"status\":{},\"error\":{},\"wall_s\":{:.6f},\"workers\":{},\"processes\":{},"
       "\"cross_rank_channels\":{},\"messages_sent\":{},\"batches_sent\":{},\"bytes_sent\":{},\"control_sent\":{},"
       "\"messages_received\":{},\"batches_received\":{},\"bytes_received\":{},\"credit_stalls\":{},\"channels_grown\":{},\"cpu_share\":{},\"report\":{}}}",
       f.rank, json_string(f.host), json_string(f.status), f.error.empty() ? "null" : json_string(f.error), f.wall_s,
-      report ? report->workers.size() : 0, f.processes, f.agents, f.cross_channels, cs.values_sent, cs.batches_sent, cs.bytes_sent,
+      report ? report->workers.size() : 0, f.processes, f.cross_channels, cs.values_sent, cs.batches_sent, cs.bytes_sent,
       cs.control_sent, cs.values_received, cs.batches_received, cs.bytes_received, f.credit_stalls, cs.channels_grown,
       f.cpu_share.empty() ? "null" : json_string(f.cpu_share), report ? report->to_json(false) : std::string("null"));
 }

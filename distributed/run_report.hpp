@@ -21,7 +21,6 @@ struct RankFigures {
   std::string error;
   double wall_s = 0;
   std::size_t processes = 0;
-  std::size_t agents = 0;
   std::size_t cross_channels = 0;
   CommStats comm;
   std::uint64_t credit_stalls = 0;

@@ -2,9 +2,9 @@
 // What one rank tells rank 0 for the deadlock check across ranks (comm.hpp: PROBE and STATUS).
 //
 // A rank is *stalled* when each of its declared processes that has not ended waits on one of its own
-// channels (the snapshot shows it in the waiter slot of its side), every agent is in its wait with no work
-// in its link (a batch, a credit, EOS or BROKEN not yet taken), and its communication thread has nothing
-// queued. An agent that has ended is not busy (it clears the flag as it returns). A process running,
+// channels (the snapshot shows it in the waiter slot of its side), no writer's end of a cross-rank channel
+// is queued for the communication thread (link.hpp), and the thread has nothing else queued to send
+// (what arrives is delivered by the thread itself, which also takes the sample). A process running,
 // ready, sleeping, in a blocking call or waiting on a channel it created at run time is not waiting on
 // its declared channels, so its rank is not stalled: the check errs towards "still running", never
 // towards a deadlock. The fingerprint covers every channel's message count, length and waiters' park
@@ -51,10 +51,7 @@ class RankWatch {
 
   void add_process(Process p) { processes_.push_back(std::move(p)); }
   void add_channel(std::shared_ptr<ChannelBase> c) { channels_.push_back(std::move(c)); }
-  void add_links(const std::vector<OutLink*>& out, const std::vector<InLink*>& in) {
-    out_ = out;
-    in_ = in;
-  }
+  void add_links(const std::vector<OutLink*>& out) { out_ = out; }
   // From the communication thread, while the network runs.
   WatchSample sample() const;
 
@@ -62,7 +59,6 @@ class RankWatch {
   std::vector<Process> processes_;
   std::vector<std::shared_ptr<ChannelBase>> channels_;
   std::vector<OutLink*> out_;
-  std::vector<InLink*> in_;
 };
 
 }  // namespace kpn::distributed

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     kpn::Network net;
     if (rank == 0) {
       d::OutLink& link = comm.add_out_link(0, 1);
-      auto out = std::make_shared<d::OutboxChannel<std::int64_t>>("window", capacity, link);
+      auto out = d::make_outbox<std::int64_t>("window", capacity, link, comm);
       net.add_channel(out);
       net.process("writer", [out, &stamps] {
         kpn::Writer<std::int64_t> w(out);
@@ -56,13 +56,13 @@ int main(int argc, char** argv) {
           stamps[k] = now_ns();
         }
       });
-      net.process("send:window", [out, &link, &comm] { d::run_sender(*out, link, comm); });
+      net.add_process("poller", [&comm] { d::run_link_poller(comm); }, d::link_poller_options());
       comm.start();
       kpn::Runtime({.cpus = 1}).run(net);
       stalls = out->credit_stalls();
     } else {
       d::InLink& link = comm.add_in_link(0, 0);
-      auto in = std::make_shared<d::InboxChannel<std::int64_t>>("window", capacity, link, comm);
+      auto in = d::make_inbox<std::int64_t>("window", capacity, link, comm);
       net.add_channel(in);
       net.process("reader", [in, &stamps, &values_ok] {
         kpn::Reader<std::int64_t> r(in);
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
         }
         if (r.read()) values_ok = false;  // then the end of the stream
       });
-      net.process("recv:window", [in, &link] { d::run_receiver(*in, link); });
+      net.add_process("poller", [&comm] { d::run_link_poller(comm); }, d::link_poller_options());
       comm.start();
       kpn::Runtime({.cpus = 1}).run(net);
     }
