@@ -281,17 +281,28 @@ std::shared_ptr<InboxChannel<T>> make_inbox(std::string name, std::size_t capaci
 }
 
 // The body of a rank's link poller (above): while a stream across ranks is open, it sleeps and, each time
-// it wakes, does the communication thread's work if nobody has for as long as it slept (Comm::assist). A
-// rank that has work keeps it at kPollMin; the poll backs off to kPollMax while nothing moves (an idle rank
-// then costs a thousand short wake-ups a second). A stopping network unwinds it in its sleep.
+// it wakes, does the communication thread's work if nobody has for as long as it slept (Comm::assist).
+// How long it sleeps follows what its worker does. A wake-up that comes late (by kLateWake: the worker was
+// running a process when the deadline passed) or that found the thread starved of its turn (Moved) means
+// the worker computes, and the thread waits for the kernel's time slice: the poller then sleeps kPollMin,
+// so that it runs between every two processes. A wake-up on time means the worker had nothing to run, so
+// the thread has the CPU: the poller backs off, doubling up to kPollMax, and costs an idle rank a hundred
+// wake-ups a second (each also costs a message's latency there: a guest's halt polling, for one, stops
+// polling after long idle spells). A stopping network unwinds it in its sleep.
 inline constexpr std::chrono::microseconds kPollMin{20};
-inline constexpr std::chrono::microseconds kPollMax{1000};
+inline constexpr std::chrono::microseconds kPollMax{10000};
+inline constexpr std::chrono::microseconds kLateWake{50};
 
 inline void run_link_poller(Comm& comm) {
+  using clock = std::chrono::steady_clock;
   std::chrono::microseconds period = kPollMin;
+  bool busy = true;
   while (!comm.links_over()) {
-    period = comm.assist(period) == Comm::Assist::Moved ? kPollMin : std::min(period * 2, kPollMax);
-    kpn::sleep_for(period);
+    const bool moved = comm.assist(period) == Comm::Assist::Moved;
+    period = busy || moved ? kPollMin : std::min(period * 2, kPollMax);
+    const clock::time_point due = clock::now() + period;
+    kpn::sleep_until(due);
+    busy = clock::now() - due > kLateWake;
   }
 }
 
