@@ -1,6 +1,7 @@
 #include "runtime/process.hpp"
 
 #include <cassert>
+#include <cstddef>
 
 #include "runtime/cancelled.hpp"
 #include "runtime/direct_switch.hpp"
@@ -14,7 +15,18 @@ namespace ctx = boost::context;
 Process::Process(RunShared& run, StopState& stop, StackPool& stacks, ProcessId id, std::string name,
                  UniqueFunction<void()> body, ProcessOptions options)
     : run_(run), stop_(stop), stacks_(stacks), id_(id), name_(std::move(name)), options_(options),
-      body_(std::move(body)) {}
+      body_(std::move(body)) {
+  // The layout process.hpp promises for the fields a waker touches (offsetof on a class that is not
+  // standard-layout is conditionally supported; GCC and Clang compute it).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+  static_assert(offsetof(Process, state_) % 16 == 0 &&
+                    offsetof(Process, last_worker_) < offsetof(Process, state_) + 8 &&
+                    offsetof(Process, select_) == offsetof(Process, state_) + 8 && offsetof(SelectState, wait) == 0,
+                "state_, timed_, last_worker_ and select_.wait must fill 16 bytes from a 16-byte boundary");
+#pragma GCC diagnostic pop
+  static_assert(alignof(Process) >= 16 && __STDCPP_DEFAULT_NEW_ALIGNMENT__ >= 16);
+}
 
 void Process::create_context() {
 #if defined(KPN_TSAN)

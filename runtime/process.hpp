@@ -181,14 +181,24 @@ class KPN_EXPORT Process {
   StackPool& stacks_;
   const ProcessId id_;
   const std::string name_;
-  const ProcessOptions options_;
-  UniqueFunction<void()> body_;
 
+  // The fields a waker reads or writes on another CPU (unblock, ws-last's on_unblock; claim_waiter reads
+  // select_.wait, the first field of select_, and only a select's waker goes on to select_.claimed), 16
+  // bytes from a 16-byte boundary of the object, which the allocator aligns to 16 (checked in
+  // process.cpp): so they lie in one cache line, wherever the Process is. A wake-up across CPUs then moves
+  // that one line there and back (the worker that runs the process next writes it in enter) instead of
+  // two. The line's other fields cost nothing as long as the waker touches no other line of the process
+  // (run_ and stop_, which it reads, are written by nobody after creation).
   std::atomic<ProcessState> state_{ProcessState::Ready};
   // Beside the state (in its padding), because whoever readies the process reads both: a timed wait
   // (timer_queue.hpp, blocking.hpp's park_until) is in progress.
   std::atomic<bool> timed_{false};
   int last_worker_ = -1;
+  SelectState select_;  // kpn::select (multi_wait.hpp)
+
+  const ProcessOptions options_;
+  UniqueFunction<void()> body_;
+
   std::atomic<std::uint64_t> cpu_ticks_{0};
   std::uint64_t switches_ = 0;  // written only by the worker running the process
   alignas(std::max_align_t) unsigned char policy_slot_[kPolicySlotBytes] = {};
@@ -226,7 +236,6 @@ class KPN_EXPORT Process {
   WaitRecord wait_record_;
   bool cancelled_ = false;  // it unwound for a cancel request: written on its stack, read when retired
 
-  SelectState select_;  // kpn::select (multi_wait.hpp)
   std::exception_ptr failure_;
 #if defined(KPN_DEBUG_CHECKS)
   std::atomic<bool> on_cpu_{false};
