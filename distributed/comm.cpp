@@ -110,20 +110,22 @@ Comm::Assist Comm::assist(std::chrono::nanoseconds stale) {
   if (now - last_turn_ns_.load(std::memory_order_relaxed) < stale.count()) return Assist::Recent;
   if (turn_.exchange(true, std::memory_order_acquire)) return Assist::Recent;
   last_turn_ns_.store(now, std::memory_order_relaxed);
-  bool progress = false;
-  try {
-    progress = send_posted();
-    progress |= receive_arrived();
-    progress |= test_sends();
-  } catch (...) {
-    end_turn();
-    throw;
-  }
-  end_turn();
+  ForeignWakeList wakes;
+  wakes_ = &wakes;
+  struct End {  // as Turn's end
+    Comm& comm;
+    ForeignWakeList& wakes;
+    ~End() {
+      const std::size_t ended = comm.end_turn();
+      wakes.wake();
+      comm.after_wakes(ended);
+    }
+  } end{*this, wakes};
+  bool progress = send_posted();
+  progress |= receive_arrived();
+  progress |= test_sends();
   return progress ? Assist::Moved : Assist::Idle;
 }
-
-void Comm::link_over() { links_open_.fetch_sub(1, std::memory_order_acq_rel); }
 
 // The thread's look at a writer's end: sends what is unsent (batches of at most kMaxBatch), then EOS once
 // the stream is over. No message is left behind: `queued` is cleared before the end is looked at, and a
@@ -347,14 +349,14 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
     for (std::uint32_t i = 0; i < entries; ++i) {
       const auto channel = detail::get_raw<std::uint32_t>(p, end);
       const auto n = detail::get_raw<std::uint64_t>(p, end);
-      out_by_channel_.at(channel)->source->acknowledge(n);
+      out_by_channel_.at(channel)->source->acknowledge(n, *wakes_);
     }
     return;
   }
   const auto channel = detail::get_raw<std::uint32_t>(p, end);
   if (kind == kBroken) {
     OutLink& l = *out_by_channel_.at(channel);
-    l.source->break_remote();
+    l.source->break_remote(*wakes_);
     flush(l);  // what was unsent is dropped: a closed end is over now
     return;
   }
@@ -367,9 +369,9 @@ void Comm::dispatch(int source, int tag, const std::string& bytes) {
     const auto count = detail::get_raw<std::uint32_t>(p, end);
     values_received_.fetch_add(count, std::memory_order_relaxed);
     batches_received_.fetch_add(1, std::memory_order_relaxed);
-    l.sink->deliver(p, end);
+    l.sink->deliver(p, end, *wakes_);
   } else if (kind == kEos && !l.eos_received) {
-    l.sink->end_of_stream();
+    l.sink->end_of_stream(*wakes_);
     l.eos_received = true;
     link_over();
   } else {

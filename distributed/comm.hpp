@@ -73,6 +73,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <mpi.h>
@@ -156,7 +157,7 @@ class Comm {
   void loop();
   bool send_posted();
   void flush(OutLink& link);
-  void link_over();
+  void link_over() { ++ended_in_turn_; }
   bool receive_arrived();
   void dispatch(int source, int tag, const std::string& bytes);
   void isend(int dest, int tag, std::string bytes);
@@ -242,14 +243,38 @@ class Comm {
   // channel's lock yields), and a std::mutex must be released by the thread that took it.
   std::atomic<bool> turn_{false};
   std::atomic<std::int64_t> last_turn_ns_{0};  // steady clock, when the last turn began
+  // The processes that what the turn delivered readies, once the turn has ended (link.hpp), and the
+  // streams it saw end. Those count as over (links_over) only after the wake-ups: the link poller, which
+  // keeps the rank's runtime active, may end once links_over() holds, and a process readied by this
+  // thread only counts as active from its wake-up on (runtime/quiescence.hpp), so ending the poller first
+  // could let the rank look deadlocked in between.
+  ForeignWakeList* wakes_ = nullptr;  // the holder's
+  std::size_t ended_in_turn_ = 0;
   void take_turn();
-  void end_turn() { turn_.store(false, std::memory_order_release); }
+  // Ends the turn; returns the streams it saw end, for after_wakes().
+  std::size_t end_turn() {
+    wakes_ = nullptr;
+    const std::size_t ended = std::exchange(ended_in_turn_, 0);
+    turn_.store(false, std::memory_order_release);
+    return ended;
+  }
+  void after_wakes(std::size_t ended) { links_open_.fetch_sub(ended, std::memory_order_acq_rel); }
+  // The thread's turn for a scope: taken (waiting for a process's assist to end), ended, then the wakes,
+  // then the streams that ended.
   struct Turn {
-    explicit Turn(Comm& c) : comm(c) { comm.take_turn(); }
-    ~Turn() { comm.end_turn(); }
+    explicit Turn(Comm& c) : comm(c) {
+      comm.take_turn();
+      comm.wakes_ = &wakes;
+    }
+    ~Turn() {
+      const std::size_t ended = comm.end_turn();
+      wakes.wake();
+      comm.after_wakes(ended);
+    }
     Turn(const Turn&) = delete;
     Turn& operator=(const Turn&) = delete;
     Comm& comm;
+    ForeignWakeList wakes;
   };
   std::atomic<std::size_t> links_open_{0};  // streams not yet over (links_over)
   std::thread thread_;

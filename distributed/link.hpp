@@ -2,8 +2,10 @@
 // What the communication thread (comm.hpp) and the two ends of one cross-rank channel
 // (remote_channels.hpp) share. There is no process in between: the thread takes what a writer wrote
 // straight from the writer's end, and puts what arrives straight into the reader's end, waking the
-// process that waits there as a timer or a blocking call's pool thread would (runtime/blocking.hpp:
-// whoever takes a waiter out of its slot under the channel's lock readies it).
+// process that waits there (runtime/blocking.hpp's ForeignWakeList: whoever takes a waiter out of its slot
+// under the channel's lock readies it, through the run's gate for threads that are not its own). The
+// waiters are readied once the thread has ended its turn (comm.hpp), so that a worker it wakes on its own
+// CPU cannot preempt it while it holds the turn.
 //
 // The writer's end tells the thread that it has something (a message, or its close) by queueing its link
 // (Comm::post_ready). `queued` makes that one list entry and one wake-up per batch instead of one per
@@ -16,6 +18,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include "runtime/blocking.hpp"
 
 namespace kpn::distributed {
 
@@ -31,10 +35,10 @@ class OutSource {
   virtual std::uint32_t take_unsent(std::string& payload, std::size_t max) = 0;
   // The stream is over: the writer closed its end (or the reader is gone) and nothing is left to send.
   virtual bool over() = 0;
-  // The reader consumed `n` more messages: the writer may write n more (wakes it if it waits).
-  virtual void acknowledge(std::uint64_t n) = 0;
+  // The reader consumed `n` more messages: the writer may write n more (a waiting writer goes to `wakes`).
+  virtual void acknowledge(std::uint64_t n, ForeignWakeList& wakes) = 0;
   // The reader is gone: what was not sent never will be, and the writer's next write throws.
-  virtual void break_remote() = 0;
+  virtual void break_remote(ForeignWakeList& wakes) = 0;
 
  protected:
   ~OutSource() = default;
@@ -43,11 +47,11 @@ class OutSource {
 // The reader's end of a cross-rank channel, as the communication thread fills it.
 class InSink {
  public:
-  // Decodes one batch and appends it to the channel (wakes a waiting reader). Never blocks: the
-  // writer's credit window bounds what arrives. Throws WireError on a malformed batch.
-  virtual void deliver(const char* p, const char* end) = 0;
+  // Decodes one batch and appends it to the channel (a waiting reader goes to `wakes`). Never blocks:
+  // the writer's credit window bounds what arrives. Throws WireError on a malformed batch.
+  virtual void deliver(const char* p, const char* end, ForeignWakeList& wakes) = 0;
   // The writer closed its end: the reader reads what is left, then the end of the stream.
-  virtual void end_of_stream() = 0;
+  virtual void end_of_stream(ForeignWakeList& wakes) = 0;
 
  protected:
   ~InSink() = default;

@@ -122,18 +122,16 @@ class OutboxChannel final : public TypedChannel<T>, public OutSource {
     std::lock_guard g(core_.lock);
     return (core_.closed || core_.reader_gone) && unsent_.empty();
   }
-  void acknowledge(std::uint64_t n) override {
-    WakeList wake;
+  void acknowledge(std::uint64_t n, ForeignWakeList& wakes) override {
     std::lock_guard g(core_.lock);
     unacked_ -= std::min<std::uint64_t>(n, unacked_);
-    wake.take(core_.writer_waiting);
+    wakes.take(core_.writer_waiting);
   }
-  void break_remote() override {
-    {
-      std::lock_guard g(core_.lock);
-      unsent_.clear();
-    }
-    core_.detach_reader();  // wakes a waiting writer, which then throws BrokenChannel
+  void break_remote(ForeignWakeList& wakes) override {
+    std::lock_guard g(core_.lock);
+    unsent_.clear();
+    core_.reader_gone = true;
+    wakes.take(core_.writer_waiting);  // it then throws BrokenChannel
   }
 
   std::uint64_t credit_stalls() const noexcept { return credit_stalls_.load(std::memory_order_relaxed); }
@@ -214,19 +212,22 @@ class InboxChannel final : public TypedChannel<T>, public InSink {
 
   // InSink, the communication thread's. Decoded before the lock is taken; dropped if the reader is gone
   // (BROKEN is on its way to the writer).
-  void deliver(const char* p, const char* end) override {
+  void deliver(const char* p, const char* end, ForeignWakeList& wakes) override {
     arrived_.clear();
     while (p != end) arrived_.push_back(Wire<T>::get(p, end));
-    WakeList wake;
     std::lock_guard g(core_.lock);
     if (core_.reader_gone) return;
     for (T& v : arrived_) {
       buffer_.push_back(std::move(v));
       core_.count_message();
     }
-    wake.take(core_.reader_waiting);
+    wakes.take(core_.reader_waiting);
   }
-  void end_of_stream() override { core_.close(); }
+  void end_of_stream(ForeignWakeList& wakes) override {
+    std::lock_guard g(core_.lock);
+    core_.closed = true;
+    wakes.take(core_.reader_waiting);
+  }
 
   const std::string& name() const noexcept override { return core_.name(); }
   ChannelSnapshot snapshot() const override { return core_.snapshot([this] { return buffer_.size(); }); }

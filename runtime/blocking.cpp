@@ -78,6 +78,28 @@ bool claim_waiter(Process* p) noexcept {
   return p->select_.claimed.compare_exchange_strong(expected, true, std::memory_order_acq_rel);
 }
 
+void ForeignWakeList::take(Process*& slot) {
+  if (slot == nullptr) return;
+  waiters_.reserve(waiters_.size() + 1);
+  Process* p = slot;
+  ExternalWakers& gate = p->run_.external;  // `p` is parked in the slot, under its lock: alive
+  if (!gate.enter()) return;
+  slot = nullptr;
+  if (claim_waiter(p)) {
+    waiters_.push_back({p, &gate});
+  } else {
+    gate.leave();
+  }
+}
+
+void ForeignWakeList::wake() noexcept {
+  for (const Entry& e : waiters_) {
+    unblock(e.process);
+    e.gate->leave();
+  }
+  waiters_.clear();
+}
+
 void yield_for_lock() {
   Process* self = current_process();
   self->switch_to_worker(SwitchReason::LockYield);

@@ -17,11 +17,13 @@
 
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 #include "runtime/busy_wait_mutex.hpp"
 #include "runtime/cancelled.hpp"
 #include "runtime/channel_view.hpp"
 #include "runtime/export.hpp"
+#include "runtime/external_wakers.hpp"
 #include "runtime/process_state.hpp"
 
 namespace kpn {
@@ -98,6 +100,31 @@ class WakeList {
   static constexpr int kMax = 2;
   Process* waiters_[kMax] = {};
   int count_ = 0;
+};
+
+// WakeList for a thread that is not one of the run's (a library's own thread, such as the distributed
+// layer's communication thread): such a thread is not joined by the run, so each waiter it takes passes the
+// run's gate of external wakers (external_wakers.hpp), which the run closes and waits for before it unwinds
+// its processes and returns. take() under the slot's lock, as WakeList's; the waiters are readied by
+// wake() (or the destructor), which the thread may put off until it has released its own locks too: a
+// woken worker may preempt it on its CPU.
+class KPN_EXPORT ForeignWakeList {
+ public:
+  ForeignWakeList() = default;
+  ForeignWakeList(const ForeignWakeList&) = delete;
+  ForeignWakeList& operator=(const ForeignWakeList&) = delete;
+  ~ForeignWakeList() { wake(); }
+  // Leaves the waiter in its slot if its run is past its end (the run unwinds it). Throws std::bad_alloc
+  // before it touches the slot.
+  void take(Process*& slot);
+  void wake() noexcept;
+
+ private:
+  struct Entry {
+    Process* process;
+    ExternalWakers* gate;
+  };
+  std::vector<Entry> waiters_;
 };
 
 }  // namespace kpn

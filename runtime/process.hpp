@@ -144,6 +144,7 @@ class KPN_EXPORT Process {
   friend bool claim_waiter(Process*) noexcept;
   friend std::size_t cancel_where(RunShared&, const void*, bool (*)(const void*, const Process&));
   friend void unblock(Process*);
+  friend class ForeignWakeList;
   friend void trace_wake(RunShared&, Process&, Worker*);
   friend void yield();
   friend void yield_for_lock();

@@ -57,6 +57,7 @@ RunReport Run::execute(NetworkSpec& network) {
   } catch (...) {
     // Out of memory or stacks while creating the network: unwind what exists, then report.
     shared_.stop.request_stop();
+    shared_.external.close_and_wait();
     unwind_remaining();
     throw;
   }
@@ -75,6 +76,8 @@ RunReport Run::execute(NetworkSpec& network) {
   // A stopping run may leave processes parked in blocking calls, whose pool threads still use their
   // stacks: the calls cannot be interrupted, so wait for them to return before unwinding (blocking_call.hpp).
   shared_.blocking.wait_idle();
+  // Threads of the program's that ready processes (external_wakers.hpp) are out of the run from here on.
+  shared_.external.close_and_wait();
   unwind_remaining();
   shared_.stacks.return_cached_stacks();  // every worker has left: their caches go to the next run
   RunReport report = build_report(shared_, workers_, wall_s, ticks, monitor_.resolved());

@@ -14,6 +14,7 @@
 #include "runtime/busy_wait_mutex.hpp"
 #include "runtime/channel_registry.hpp"
 #include "runtime/config.hpp"
+#include "runtime/external_wakers.hpp"
 #include "runtime/idle_workers.hpp"
 #include "runtime/process_id.hpp"
 #include "runtime/process_options.hpp"
@@ -67,6 +68,7 @@ struct RunShared {
   // The threads of kpn::blocking calls (blocking_call.hpp); none until the first call. Last, so that it is
   // destroyed (its idle threads joined) first; by then no call is in flight (Run::execute waits for them).
   BlockingPool blocking{config::kBlockingThreads};
+  ExternalWakers external;  // closed by the run once its workers have left (external_wakers.hpp)
 
  private:
   mutable std::mutex groups_mutex_;          // guards groups_
