@@ -107,7 +107,8 @@ void Comm::take_turn() {
 
 Comm::Assist Comm::assist(std::chrono::nanoseconds stale) {
   const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
-  if (now - last_turn_ns_.load(std::memory_order_relaxed) < stale.count()) return Assist::Recent;
+  const bool growth = growth_pending_.load(std::memory_order_acquire);
+  if (!growth && now - last_turn_ns_.load(std::memory_order_relaxed) < stale.count()) return Assist::Recent;
   if (turn_.exchange(true, std::memory_order_acquire)) return Assist::Recent;
   last_turn_ns_.store(now, std::memory_order_relaxed);
   ForeignWakeList wakes;
@@ -121,6 +122,7 @@ Comm::Assist Comm::assist(std::chrono::nanoseconds stale) {
       comm.after_wakes(ended);
     }
   } end{*this, wakes};
+  if (growth_pending_.exchange(false, std::memory_order_acq_rel)) apply_growth();
   bool progress = send_posted();
   progress |= receive_arrived();
   progress |= test_sends();

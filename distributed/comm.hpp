@@ -227,6 +227,12 @@ class Comm {
   // thread's own), and rank 0's time of its last growth (it probes faster for a while after one).
   std::shared_ptr<ChannelBase> candidate_;
   std::uint64_t candidate_round_ = 0;
+  // A growth rank 0 ordered, for the link poller to apply (grow_candidate): set under the turn, applied
+  // under the turn; growth_pending_ tells the poller to take one even while the thread takes its own.
+  std::shared_ptr<ChannelBase> growth_;
+  std::uint64_t growth_to_ = 0;
+  std::atomic<bool> growth_pending_{false};
+  void apply_growth();
   std::size_t max_capacity_ = std::size_t{1} << 20;
   std::chrono::steady_clock::time_point last_growth_{};
   std::atomic<std::uint64_t> channels_grown_{0};

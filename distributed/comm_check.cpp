@@ -10,6 +10,7 @@
 #include "distributed/comm_tags.hpp"
 #include "distributed/wire.hpp"
 #include "runtime/log.hpp"
+#include "runtime/this_process.hpp"
 
 namespace kpn::distributed {
 namespace {
@@ -28,14 +29,29 @@ constexpr auto kRoundPatience = std::chrono::seconds(1);
 
 void Comm::grow_candidate(std::uint64_t round, std::uint64_t to) {
   if (round != candidate_round_ || candidate_ == nullptr) return;  // cannot happen: rank 0 names this rank's last round
-  const std::size_t from = candidate_->capacity();
-  candidate_->grow(static_cast<std::size_t>(to));  // wakes its writer: the network goes on
+  growth_ = std::move(candidate_);
+  growth_to_ = to;
+  // A growth readies the channel's writer, through the runtime's WakeList: safe from a process of the run,
+  // not from this thread (runtime/external_wakers.hpp). So the link poller applies it at its next wake-up
+  // (assist), unless this is the poller or no stream is open any more (then no poller either: the corner
+  // where this thread applies it itself).
+  if (kpn::in_process() || links_over()) {
+    apply_growth();
+  } else {
+    growth_pending_.store(true, std::memory_order_release);
+  }
+}
+
+void Comm::apply_growth() {
+  if (growth_ == nullptr) return;
+  const std::size_t from = growth_->capacity();
+  growth_->grow(static_cast<std::size_t>(growth_to_));  // wakes its writer: the network goes on
   const std::uint64_t n = channels_grown_.fetch_add(1) + 1;
   // The first growth is worth a warning, the rest go to debug level (as the runtime's, deadlock_monitor.cpp).
   log().log(n == 1 ? spdlog::level::warn : spdlog::level::debug,
             "rank {}: artificial deadlock across ranks resolved: channel '{}' grown from {} to {} messages{}", rank_,
-            candidate_->name(), from, to, n == 1 ? " (further resolutions are logged at debug level)" : "");
-  candidate_.reset();
+            growth_->name(), from, growth_to_, n == 1 ? " (further resolutions are logged at debug level)" : "");
+  growth_.reset();
 }
 
 Comm::Status Comm::local_status(bool done, std::uint64_t round) {
