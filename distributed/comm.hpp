@@ -57,6 +57,13 @@
 // exchange how many messages each sent to each (MPI_Alltoall) and each receives until it has them all,
 // and waits for its own sends to complete. Every message is thus received before MPI_Finalize.
 //
+// Turns. The thread shares its rank's CPUs with the workers; while they compute, the kernel runs it only
+// at the end of a time slice. So the rank's link poller, a process (remote_channels.hpp), does the
+// thread's work between two processes when nobody has for a while (assist). Whoever calls MPI holds the
+// rank's turn (turn_; MPI_THREAD_SERIALIZED); the processes a turn readies are readied after it ends
+// (a worker readied on the thread's own CPU may preempt it), and the streams it saw end count as over
+// after those wake-ups (the poller, which keeps the rank active, may end once they are all over).
+//
 // Idle. With nothing to send or receive the thread backs off from yielding (the first 200 us) to sleeping
 // 50 us (the first 50 ms), then 1 ms, on a condition variable that a post wakes at once: an idle rank costs
 // a thousand wake-ups a second, and a message that arrives while it sleeps waits at most 1 ms.
