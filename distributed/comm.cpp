@@ -100,28 +100,18 @@ void Comm::post_ready(OutLink& link) {
   wake_.notify_one();
 }
 
-void Comm::take_turn() {
-  while (turn_.exchange(true, std::memory_order_acquire)) std::this_thread::yield();  // a process's short assist
+bool Comm::try_take_turn() {
+  if (turn_.exchange(true, std::memory_order_acquire)) return false;
   last_turn_ns_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  return true;
 }
 
 Comm::Assist Comm::assist(std::chrono::nanoseconds stale) {
   const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
   const bool growth = growth_pending_.load(std::memory_order_acquire);
   if (!growth && now - last_turn_ns_.load(std::memory_order_relaxed) < stale.count()) return Assist::Recent;
-  if (turn_.exchange(true, std::memory_order_acquire)) return Assist::Recent;
-  last_turn_ns_.store(now, std::memory_order_relaxed);
-  ForeignWakeList wakes;
-  wakes_ = &wakes;
-  struct End {  // as Turn's end
-    Comm& comm;
-    ForeignWakeList& wakes;
-    ~End() {
-      const std::size_t ended = comm.end_turn();
-      wakes.wake();
-      comm.after_wakes(ended);
-    }
-  } end{*this, wakes};
+  const Turn turn(*this, std::try_to_lock);
+  if (!turn.held) return Assist::Recent;
   if (growth_pending_.exchange(false, std::memory_order_acq_rel)) apply_growth();
   bool progress = send_posted();
   progress |= receive_arrived();

@@ -263,7 +263,7 @@ class Comm {
   // could let the rank look deadlocked in between.
   ForeignWakeList* wakes_ = nullptr;  // the holder's
   std::size_t ended_in_turn_ = 0;
-  void take_turn();
+  bool try_take_turn();
   // Ends the turn; returns the streams it saw end, for after_wakes().
   std::size_t end_turn() {
     wakes_ = nullptr;
@@ -272,14 +272,18 @@ class Comm {
     return ended;
   }
   void after_wakes(std::size_t ended) { links_open_.fetch_sub(ended, std::memory_order_acq_rel); }
-  // The thread's turn for a scope: taken (waiting for a process's assist to end), ended, then the wakes,
-  // then the streams that ended.
+  // The turn for a scope: taken (the thread waits for a process's short assist; a process only tries),
+  // ended, then the wakes, then the streams that ended.
   struct Turn {
-    explicit Turn(Comm& c) : comm(c) {
-      comm.take_turn();
+    explicit Turn(Comm& c) : comm(c), held(true) {
+      while (!comm.try_take_turn()) std::this_thread::yield();
       comm.wakes_ = &wakes;
     }
+    Turn(Comm& c, std::try_to_lock_t) : comm(c), held(comm.try_take_turn()) {
+      if (held) comm.wakes_ = &wakes;
+    }
     ~Turn() {
+      if (!held) return;
       const std::size_t ended = comm.end_turn();
       wakes.wake();
       comm.after_wakes(ended);
@@ -287,6 +291,7 @@ class Comm {
     Turn(const Turn&) = delete;
     Turn& operator=(const Turn&) = delete;
     Comm& comm;
+    const bool held;
     ForeignWakeList wakes;
   };
   std::atomic<std::size_t> links_open_{0};  // streams not yet over (links_over)

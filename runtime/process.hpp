@@ -25,11 +25,9 @@
 // Consequently exactly one party owns a process at any time, and a process never runs on two workers at
 // once (debug builds assert it with `on_cpu_`).
 //
-// The stack is taken when the process first runs, not when it is spawned (create_context, called by the
-// worker that took it from the policy): a process that has not started holds no stack, so a network of
-// 100,000 processes that run one after another needs a handful of stacks, reused from the pool, instead of
-// 100,000 mapped and touched ones. A process unwound before it ever ran (the network stopped) gets no
-// stack at all: its body is destroyed by the teardown thread (WorkerThread::discard_unstarted).
+// The stack is taken when the process first runs (create_context), not when it is spawned: 100,000
+// processes that run one after another need a handful of pooled stacks. A process unwound before it ever
+// ran gets none: the teardown thread destroys its body (WorkerThread::discard_unstarted).
 //
 // Policies (schedulers/) see only the public part: identity, options, where it last ran, its CPU time,
 // and policy_data<T>(), a slot of kPolicySlotBytes that belongs to the policy alone (Boost.Fiber's
@@ -169,8 +167,7 @@ class KPN_EXPORT Process {
   void check_transition(ProcessState from, ProcessState to) noexcept;
   // Whether the fiber exists (the process has been switched to once). Read by the worker that owns it.
   bool started() const noexcept { return static_cast<bool>(context_); }
-  // Maps (or reuses) the stack and creates the fiber, on the worker that is about to run the process
-  // for the first time; throws what the stack pool throws when no stack can be mapped.
+  // Takes a stack and creates the fiber, on the worker about to run the process first; throws the pool's.
   void create_context();
   // Runs on the process's own stack: the body, exception capture, cleanup.
   boost::context::fiber entry(boost::context::fiber&& worker);
@@ -183,17 +180,11 @@ class KPN_EXPORT Process {
   const ProcessId id_;
   const std::string name_;
 
-  // The fields a waker reads or writes on another CPU (unblock, ws-last's on_unblock; claim_waiter reads
-  // select_.wait, the first field of select_, and only a select's waker goes on to select_.claimed), 16
-  // bytes from a 16-byte boundary of the object, which the allocator aligns to 16 (checked in
-  // process.cpp): so they lie in one cache line, wherever the Process is. A wake-up across CPUs then moves
-  // that one line there and back (the worker that runs the process next writes it in enter) instead of
-  // two. The line's other fields cost nothing as long as the waker touches no other line of the process
-  // (run_ and stop_, which it reads, are written by nobody after creation).
+  // What a waker on another CPU touches (unblock, on_unblock, claim_waiter's select_.wait): 16 bytes from a
+  // 16-byte boundary (checked in process.cpp), so one cache line wherever the Process lies, and a wake-up
+  // across CPUs moves one line there and back, not two (run_ and stop_, also read, are never written).
   std::atomic<ProcessState> state_{ProcessState::Ready};
-  // Beside the state (in its padding), because whoever readies the process reads both: a timed wait
-  // (timer_queue.hpp, blocking.hpp's park_until) is in progress.
-  std::atomic<bool> timed_{false};
+  std::atomic<bool> timed_{false};  // a timed wait is in progress (timer_queue.hpp, park_until)
   int last_worker_ = -1;
   SelectState select_;  // kpn::select (multi_wait.hpp)
 
