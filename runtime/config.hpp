@@ -64,6 +64,10 @@ inline constexpr unsigned kRunnextStreak = 32;
 // sleeps: long enough to see a stale hand-off twice, short enough that a worker woken for a hand-off its
 // waker runs itself costs little CPU.
 inline constexpr unsigned kSearchUs = 10;
+// How long a worker that has announced its sleep spins on its own word before it waits on a futex
+// (runtime/idle_workers.hpp): a wake-up within it costs the waker one CAS and the sleeper no trip through
+// the kernel, and the spin touches no other worker's cache lines.
+inline constexpr unsigned kIdleSpinUs = 10;
 // A thief takes a process from a victim's next slot only if it sat there this long with no context switch
 // on the victim (Go waits 3 us in runqgrab): a ping-pong pair switches every few hundred nanoseconds and
 // keeps its hand-offs.

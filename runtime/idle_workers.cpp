@@ -1,10 +1,13 @@
 #include "runtime/idle_workers.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <ctime>
 
 #include "runtime/steady_time.hpp"
 
+#include "runtime/config.hpp"
+#include "runtime/cpu_relax.hpp"
 #include "runtime/current.hpp"
 #include "runtime/sanitizers.hpp"
 #include "runtime/trace_buffer.hpp"
@@ -62,8 +65,13 @@ void IdleWorkers::notify_work() noexcept {
     unsigned expected = 0;
     if (!searching_.compare_exchange_strong(expected, 1, std::memory_order_seq_cst)) return;
     const unsigned start = next_victim_.fetch_add(1, std::memory_order_relaxed);
-    // The watcher last: it waits for a timer, and waking it for work would leave the timer to the others'
-    // scheduling points (header).
+    // A spinning sleeper first (its CPU is awake and the wake-up is a CAS), then one on its futex; the
+    // watcher last: it waits for a timer, and waking it for work would leave the timer to the others'
+    // scheduling points (header). The watcher never spins (it takes the watch on its futex).
+    for (unsigned k = 0; k < workers_; ++k) {
+      const unsigned i = (start + k) % workers_;
+      if (words_[i].state.load(std::memory_order_relaxed) == kSpinning && claim(i, kNotified)) return;
+    }
     const int watcher = watcher_.load(std::memory_order_relaxed);
     for (unsigned k = 0; k <= workers_; ++k) {
       unsigned i = (start + k) % workers_;
@@ -73,14 +81,7 @@ void IdleWorkers::notify_work() noexcept {
       } else if (static_cast<int>(i) == watcher) {
         continue;
       }
-      Word& w = words_[i];
-      std::uint32_t sleeping = kSleeping;
-      if (w.state.compare_exchange_strong(sleeping, kNotified, std::memory_order_acq_rel)) {
-        sleeping_.fetch_sub(1, std::memory_order_relaxed);
-        wakeups_.fetch_add(1, std::memory_order_relaxed);
-        futex_wake(w.state);
-        return;
-      }
+      if (claim(i, kNotified)) return;
     }
     // Nobody was asleep after all (each took itself back, having seen work or the stop). While this call
     // counted as a searcher, another notify_work may have trusted it and returned, and a worker may have
@@ -89,17 +90,31 @@ void IdleWorkers::notify_work() noexcept {
   }
 }
 
-void IdleWorkers::notify_worker(unsigned index) noexcept {
+bool IdleWorkers::notify_worker(unsigned index) noexcept {
   fence();
+  const std::uint32_t state = words_[index].state.load(std::memory_order_relaxed);
+  if (state == kAwake) return false;  // it looks at its queue at its next scheduling point
+  // Announced: this call wakes it (not as a searcher: searching_ counts only the searchers notify_work
+  // made or try_start_searching admitted), or another waker does, or it takes itself back having seen
+  // the work.
+  claim(index, kRetimed);
+  return true;
+}
+
+bool IdleWorkers::claim(unsigned index, std::uint32_t to) noexcept {
   Word& w = words_[index];
-  if (w.state.load(std::memory_order_relaxed) != kSleeping) return;  // awake: it looks at its queue next
-  std::uint32_t sleeping = kSleeping;
-  if (w.state.compare_exchange_strong(sleeping, kRetimed, std::memory_order_acq_rel)) {
-    sleeping_.fetch_sub(1, std::memory_order_relaxed);
-    wakeups_.fetch_add(1, std::memory_order_relaxed);
-    futex_wake(w.state);
+  std::uint32_t seen = w.state.load(std::memory_order_relaxed);
+  // Only the worker moves Spinning -> Sleeping, so a failed CAS from Spinning reads Sleeping (try again),
+  // or the worker's own withdrawal (Awake), or another waker's claim.
+  while (seen == kSpinning || seen == kSleeping) {
+    if (w.state.compare_exchange_weak(seen, to, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+      sleeping_.fetch_sub(1, std::memory_order_relaxed);
+      wakeups_.fetch_add(1, std::memory_order_relaxed);
+      if (seen == kSleeping) futex_wake(w.state);
+      return true;
+    }
   }
-  // Otherwise another waker owns the wake-up, or the worker took itself back having seen the work.
+  return false;
 }
 
 bool IdleWorkers::try_start_searching() noexcept {
@@ -117,20 +132,39 @@ void IdleWorkers::stop_searching(bool found_more) noexcept {
 
 void IdleWorkers::announce(unsigned index, bool was_searching) noexcept {
   if (was_searching) searching_.fetch_sub(1, std::memory_order_seq_cst);
-  words_[index].state.store(kSleeping, std::memory_order_seq_cst);
+  words_[index].state.store(kSpinning, std::memory_order_seq_cst);
   sleeping_.fetch_add(1, std::memory_order_seq_cst);
   fence();
 }
 
 bool IdleWorkers::withdraw(unsigned index) noexcept {
-  std::uint32_t seen = kSleeping;
-  if (words_[index].state.compare_exchange_strong(seen, kAwake, std::memory_order_acq_rel)) {
-    sleeping_.fetch_sub(1, std::memory_order_relaxed);
-    return false;
+  Word& w = words_[index];
+  std::uint32_t seen = w.state.load(std::memory_order_relaxed);
+  while (seen == kSpinning || seen == kSleeping) {
+    if (w.state.compare_exchange_weak(seen, kAwake, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+      sleeping_.fetch_sub(1, std::memory_order_relaxed);
+      return false;
+    }
   }
   // A waker (or wake_all) owns the wake-up; it has already counted the sleeper out.
-  words_[index].state.store(kAwake, std::memory_order_relaxed);
+  w.state.store(kAwake, std::memory_order_relaxed);
   return seen == kNotified;
+}
+
+bool IdleWorkers::spin(unsigned index) noexcept {
+  Word& w = words_[index];
+  std::int64_t until = steady_ns() + std::int64_t{config::kIdleSpinUs} * 1000;
+  // A timer due within the window ends it (the futex phase then sees the deadline passed and returns to the
+  // worker loop, which fires the timer). Read once: a timer added during the spin is added by a running
+  // process, whose worker is awake and passes scheduling points.
+  if (timers_ != nullptr) until = std::min(until, timers_->load(std::memory_order_relaxed));
+  for (;;) {
+    for (int i = 0; i < 16; ++i) {
+      if (w.state.load(std::memory_order_acquire) != kSpinning) return true;
+      cpu_relax();
+    }
+    if (steady_ns() >= until) return false;
+  }
 }
 
 std::int64_t IdleWorkers::watch_deadline() noexcept {
@@ -146,12 +180,16 @@ std::int64_t IdleWorkers::watch_deadline() noexcept {
 }
 
 bool IdleWorkers::wait(unsigned index) noexcept {
-  sleeps_.fetch_add(1, std::memory_order_relaxed);
   Word& w = words_[index];
   TraceBuffer* const trace = kTracingCompiledIn ? current_trace_buffer() : nullptr;
   const std::int64_t slept_at = trace != nullptr ? trace->now() : 0;
   bool watching = false;
   bool timed_out = false;
+  std::uint32_t spinning = kSpinning;
+  if (!spin(index) &&
+      w.state.compare_exchange_strong(spinning, kSleeping, std::memory_order_acq_rel, std::memory_order_acquire)) {
+    sleeps_.fetch_add(1, std::memory_order_relaxed);
+  }
   while (w.state.load(std::memory_order_acquire) == kSleeping) {
     if (!watching && timers_ != nullptr && timers_->load(std::memory_order_relaxed) != kNoDeadline) {
       int none = -1;
@@ -183,25 +221,14 @@ void IdleWorkers::timer_added(std::int64_t deadline_ns) noexcept {
   fence();
   const int watcher = watcher_.load(std::memory_order_relaxed);
   if (watcher < 0 || watch_deadline_.load(std::memory_order_relaxed) <= deadline_ns) return;
-  Word& w = words_[static_cast<unsigned>(watcher)];
-  std::uint32_t sleeping = kSleeping;
-  if (w.state.compare_exchange_strong(sleeping, kRetimed, std::memory_order_acq_rel)) {
-    sleeping_.fetch_sub(1, std::memory_order_relaxed);
-    futex_wake(w.state);
-  }
+  claim(static_cast<unsigned>(watcher), kRetimed);
   // Otherwise it is awake, or being woken: it reads the earliest deadline again before it next waits.
 }
 
 void IdleWorkers::wake_all() noexcept {
   stopping_.store(true, std::memory_order_seq_cst);
   fence();
-  for (unsigned i = 0; i < workers_; ++i) {
-    std::uint32_t sleeping = kSleeping;
-    if (words_[i].state.compare_exchange_strong(sleeping, kNotified, std::memory_order_acq_rel)) {
-      sleeping_.fetch_sub(1, std::memory_order_relaxed);
-      futex_wake(words_[i].state);
-    }
-  }
+  for (unsigned i = 0; i < workers_; ++i) claim(i, kNotified);
 }
 
 }  // namespace kpn

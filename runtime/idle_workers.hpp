@@ -5,9 +5,10 @@
 //
 //   A worker with nothing to run may become a *searcher* (at most half the workers at once) and look for
 //   work to steal. A searcher that finds none stops searching, announces that it sleeps, looks once more
-//   at every queue (the policy's `has_work`), and only then waits on a futex. A policy that makes a
-//   process runnable somewhere another worker could take it calls notify_work(): if nobody searches and
-//   somebody sleeps, it wakes exactly one sleeper, which starts as a searcher.
+//   at every queue (the policy's `has_work`), and only then waits: first by spinning on its own word for
+//   kIdleSpinUs, then on a futex. A policy that makes a process runnable somewhere another worker could
+//   take it calls notify_work(): if nobody searches and somebody sleeps, it wakes exactly one sleeper,
+//   a spinning one if there is one (a compare-and-swap, no system call), which starts as a searcher.
 //
 // Why no wake-up is lost. Both sides are a store, a sequentially consistent fence, then a load:
 //   waker:   put the process in a queue;          fence; load `searching_` and the sleepers.
@@ -17,11 +18,22 @@
 // yet past its own fence and will therefore see the work), or the sleeper sees the work and does not
 // sleep. Stopping is the same pattern: the stopper sets the flag, fences, and wakes every sleeper.
 //
-// A worker's word: Awake -> Sleeping (the worker, announcing) -> Notified or Retimed (a waker, which owns
-// the wake-up from then on) -> Awake (the worker, once woken). Notified makes it a searcher; Retimed (a new
-// earliest timer, below) does not. A worker that changes its mind while still Sleeping
-// takes itself back with a CAS Sleeping -> Awake; if the CAS fails a waker got there first, and the worker
-// goes on as the searcher the waker made it.
+// A worker's word: Awake -> Spinning (the worker, announcing) -> Sleeping (the worker, by CAS, before its
+// futex wait) -> Notified or Retimed (a waker, which owns the wake-up from then on) -> Awake (the worker,
+// once woken). A waker may also take Spinning straight to Notified or Retimed; only from Sleeping does it
+// call futex_wake, and the worker's futex_wait(Sleeping) returns at once if the word is no longer Sleeping,
+// so a wake-up between the worker's CAS and its wait is not lost. Only the worker makes Spinning -> Sleeping:
+// a waker that finds Spinning and fails its CAS reads Sleeping and tries again. Spinning and Sleeping both
+// count in `sleeping_` (announced), so the waker's store / fence / load argument above covers both.
+// Notified makes it a searcher; Retimed (a new earliest timer, below) does not. A worker that changes its
+// mind while still Spinning or Sleeping takes itself back with a CAS to Awake; if the CAS fails a waker got
+// there first, and the worker goes on as the searcher the waker made it (or not, if Retimed).
+//
+// Why spin first. A worker that ran out of work is usually needed again within microseconds (the next
+// round of a scatter-gather, the next burst of a pipeline), and a futex wake-up costs the waker a system
+// call and the sleeper a trip through the kernel's idle loop (tens of microseconds on a VM whose idle CPU
+// stops polling). Spinning on its own word costs it no look at another worker's queue (no steal attempt,
+// no cache line of anyone else's) and the waker one CAS.
 //
 // Timers (timer_queue.hpp). A timer must fire at its deadline even when every worker sleeps, and one
 // worker waiting for it is enough: the *watcher*. A worker about to wait, seeing a timer, takes the watch
@@ -69,8 +81,10 @@ class KPN_EXPORT IdleWorkers {
   void notify_work() noexcept;
 
   // Worker `index` was given a process only it can take. Wakes it if it sleeps (not as a searcher); costs a
-  // fence and a load otherwise.
-  void notify_worker(unsigned index) noexcept;
+  // fence and a load otherwise. True if it had announced its sleep (and this call or another waker wakes
+  // it): it will look at its queue. False if it is awake (and looks at its queue at its next scheduling
+  // point, which may be after a long computation).
+  bool notify_worker(unsigned index) noexcept;
 
   // The calling worker wants to search for work. False (and it should sleep) when half the workers already
   // search: more thieves only contend for the same queues.
@@ -102,7 +116,7 @@ class KPN_EXPORT IdleWorkers {
   std::uint64_t wakeups() const noexcept { return wakeups_.load(std::memory_order_relaxed); }
 
  private:
-  enum : std::uint32_t { kAwake = 0, kSleeping = 1, kNotified = 2, kRetimed = 3 };
+  enum : std::uint32_t { kAwake = 0, kSleeping = 1, kNotified = 2, kRetimed = 3, kSpinning = 4 };
   static constexpr std::int64_t kNoDeadline = INT64_MAX;  // TimerQueue::kNone
   struct alignas(64) Word {
     std::atomic<std::uint32_t> state{kAwake};
@@ -114,6 +128,12 @@ class KPN_EXPORT IdleWorkers {
   void announce(unsigned index, bool was_searching) noexcept;
   // Takes the announcement back. True if a waker's notify_work got there first (it is then a searcher).
   bool withdraw(unsigned index) noexcept;
+  // A waker takes worker `index`'s announcement (Spinning or Sleeping -> `to`) and wakes it if it waits on
+  // its futex. False if it was not announced (awake, or another waker got there first).
+  bool claim(unsigned index, std::uint32_t to) noexcept;
+  // Spins on the worker's word while it is Spinning, for at most kIdleSpinUs and not past the earliest
+  // timer's deadline. True if a waker changed the word (the worker is woken).
+  bool spin(unsigned index) noexcept;
   // Waits until woken, or until the earliest timer's deadline if it holds the watch; returns true if woken
   // as a searcher (by notify_work).
   bool wait(unsigned index) noexcept;

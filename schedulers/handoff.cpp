@@ -81,16 +81,25 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
     // worker to worker, and thieves would keep carrying them back). Only a process whose worker has run
     // out of work (a ping-pong's other half, a scatter-gather worker) comes to the waker's next slot.
     // Racy looks: a wrong guess costs a cross-worker message, never a lost process (it is queued either way).
+    // A burst (the waker has already handed off a process it has not yet switched to: a scatter-gather
+    // master writing to its workers) sends the process home too, if it has one elsewhere: the waker runs
+    // one process next, not all of them, and an idle home worker takes it without a steal.
     const int last = p.last_worker();
     if (last >= 0 && last != waker->index()) {
       Slot& home = slots_[static_cast<std::size_t>(last)];
-      if (home.queue.size_hint() != 0 || home.next.load(std::memory_order_relaxed) != nullptr) {
-        home.queue.push_back(&p);
-        idle_->notify_work();  // as for any queued process (idle_workers.hpp: no lost wake-up)
+      if (home.queue.size_hint() != 0 || home.next.load(std::memory_order_relaxed) != nullptr ||
+          s.next.load(std::memory_order_relaxed) != nullptr) {
+        queue_at_home(p, static_cast<std::size_t>(last));
         return;
       }
     }
     if (Process* displaced = s.next.exchange(&p, std::memory_order_acq_rel)) {
+      // Displaced by a later hand-off (a burst): home, if it came from another worker.
+      const int from = displaced->last_worker();
+      if (from >= 0 && from != waker->index()) {
+        queue_at_home(*displaced, static_cast<std::size_t>(from));
+        return;
+      }
       s.queue.push_back(displaced);
     } else if (!runs_long(current_process())) {
       // A waker that blocks again within microseconds (ping-pong, a scatter-gather master) runs `p` itself
@@ -109,6 +118,18 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
     slots_[last >= 0 ? static_cast<std::size_t>(last) : 0].queue.push_back(&p);
   }
   idle_->notify_work();
+}
+
+void HandoffScheduler::queue_at_home(Process& p, std::size_t home) {
+  // Only the push that fills an empty queue wakes anyone. After it, the home worker is awake or being woken
+  // (or took its sleep back, having seen the entry: idle_workers.hpp), and it cannot sleep again before the
+  // queue is empty, which means this entry was taken too: every pop that empties the queue after this push
+  // takes it, and whoever takes a process runs it. A burst of pushes then costs one wake-up, not one fence
+  // and one cross-CPU load per process.
+  if (!slots_[home].queue.push_back(&p)) return;
+  // An idle home is woken for it (no searcher needed); a busy one may be inside a long computation, so any
+  // idle worker may take it.
+  if (!idle_->notify_worker(static_cast<unsigned>(home))) idle_->notify_work();
 }
 
 bool HandoffScheduler::runs_long(const Process* waker) const noexcept {
@@ -188,6 +209,7 @@ Process* HandoffScheduler::steal(Worker& w, Slot& mine) {
   }
   const std::size_t self = static_cast<std::size_t>(w.index());
   const std::size_t first = static_cast<std::size_t>(w.next_random() % n);
+  mine.sighted = false;
   std::array<Process*, config::kMaxStealBatch> batch;
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t victim = (first + k) % n;
@@ -221,9 +243,13 @@ Process* HandoffScheduler::take_stale_next(Slot& mine, std::size_t victim) {
   const std::int64_t now = now_ns();
   if (next != seen.next || switches != seen.switches) {
     seen = {next, switches, now};
+    mine.sighted = true;
     return nullptr;
   }
-  if (now - seen.at_ns < std::int64_t{config::kStaleNextUs} * 1000) return nullptr;
+  if (now - seen.at_ns < std::int64_t{config::kStaleNextUs} * 1000) {
+    mine.sighted = true;
+    return nullptr;
+  }
   seen = {};
   // Only the exchange decides: the victim may have taken it meanwhile (then `next` is someone else's or
   // null, and the CAS fails).
@@ -239,7 +265,11 @@ bool HandoffScheduler::any_queued() const noexcept {
 
 void HandoffScheduler::on_idle(Worker& w) {
   Slot& s = slot(w);
-  if (s.searching && (++s.idle_rounds < 4 || now_ns() - s.search_began_ns < std::int64_t{config::kSearchUs} * 1000)) {
+  // Only a sighting is worth another round: a process in a victim's next slot that a second look, kStaleNextUs
+  // later, may find stale. Empty queues are left to notify_work, which wakes this worker (spinning on its
+  // own word, idle_workers.hpp) when one fills: looking again would only cost a steal attempt.
+  if (s.searching && s.sighted &&
+      (++s.idle_rounds < 4 || now_ns() - s.search_began_ns < std::int64_t{config::kSearchUs} * 1000)) {
     // Exponential back-off between rounds of probes: a searcher that found nothing twice looks less often.
     const int spins = 32 << std::min(s.idle_rounds - 1, 5u);
     for (int i = 0; i < spins; ++i) cpu_relax();

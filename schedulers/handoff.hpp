@@ -7,6 +7,9 @@
 //   its cache. A process displaced from the slot goes to the back of w's queue. After kRunnextStreak
 //   hand-offs in a row the slot's process goes behind the queue instead, so two processes that keep
 //   waking each other cannot starve the rest of the queue.
+//   A process readied in a burst (its waker's next slot is already taken) goes home to the worker it last
+//   ran on, as does one displaced from the slot: an idle home is woken for it, and takes it from its own
+//   queue without a steal (a scatter-gather master's workers stay where they ran last round).
 //   Queues are FIFO. Spawned and yielding processes go to the back of their worker's queue; the initial
 //   network is dealt round-robin. A process unblocked from outside the run's workers (the deadlock monitor
 //   growing a channel) goes to the queue of the worker it last ran on.
@@ -15,9 +18,12 @@
 //   locks only a queue that has work, then takes the older half of it. It takes a victim's next slot only
 //   when it has seen the same process there twice, kStaleNextUs apart, with no context switch on the victim
 //   in between (the victim is inside a long computation, so the hand-off would wait for it).
-//   Idle workers sleep. After kSearchUs of fruitless rounds a searcher sleeps on a futex; whoever makes a
-//   process runnable where a sleeper could take it wakes one if nobody searches (the protocol and its
-//   argument are in runtime/idle_workers.hpp). A hand-off into the next slot wakes nobody when the waker
+//   Idle workers sleep. A searcher whose round found nothing sleeps at once: it spins on its own word for
+//   kIdleSpinUs, then waits on a futex; only a round that saw a process in a victim's next slot is
+//   repeated (for up to kSearchUs), to see whether it is stale. Whoever makes a process runnable where a
+//   sleeper could take it wakes one if nobody searches, a spinning one first (the protocol and its
+//   argument are in runtime/idle_workers.hpp): an idle worker costs one steal attempt per spell, not one
+//   per microsecond. A hand-off into the next slot wakes nobody when the waker
 //   is a process that blocks again within microseconds (its completed runs average under kStaleNextUs),
 //   or when long-running wakers on this worker have lately switched out within kStaleNextUs of a
 //   hand-off (a scatter-gather worker replying, then reading its next request): the worker will run the
@@ -72,6 +78,7 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
     std::uint64_t tail_ewma = 0;
     std::uint64_t tail_began = 0;
     bool searching = false;
+    bool sighted = false;  // its last search round saw a process in a victim's next slot (not yet stale)
     std::vector<Sighting> seen;  // per victim
     // Written by the worker (relaxed, no contention), summed after the run.
     std::atomic<std::uint64_t> handoffs{0};
@@ -87,6 +94,8 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   Process* take_local(Slot& s, bool racy);
   // `w` found a process (locally or by stealing): it is no longer idle, nor searching.
   void found(Slot& s);
+  // Queues `p` at `home` (another worker than the waker's) and wakes that worker if it sleeps, else any.
+  void queue_at_home(Process& p, std::size_t home);
   // A victim's next slot, if it has sat there since this thief's last look with no switch on the victim.
   Process* take_stale_next(Slot& mine, std::size_t victim);
   bool any_queued() const noexcept;

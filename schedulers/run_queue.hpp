@@ -23,10 +23,13 @@ class RunQueue {
     ring_.push_front(p);
     publish_size();
   }
-  void push_back(Process* p) {
+  // True if the queue was empty before (under the lock: exact).
+  bool push_back(Process* p) {
     std::lock_guard g(lock_);
+    const bool was_empty = ring_.size() == 0;
     ring_.push_back(p);
     publish_size();
+    return was_empty;
   }
   Process* pop_front() {
     std::lock_guard g(lock_);

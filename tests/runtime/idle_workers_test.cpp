@@ -1,0 +1,164 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "runtime/idle_workers.hpp"
+
+// The sleep protocol of runtime/idle_workers.hpp on its own, without a runtime: threads that play workers
+// take tokens (processes) from shared or per-worker counters (queues) and sleep when there are none;
+// producers add tokens in bursts separated by gaps longer than the spin window (so both the spinning and
+// the futex phase are crossed) and call notify_work / notify_worker. A lost wake-up leaves tokens behind
+// while every worker sleeps; the test then fails on its deadline instead of hanging. Run with 1, 2 and more
+// workers than this machine has cores, and under ThreadSanitizer (which sees the fence's stand-in).
+
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Pool {
+  explicit Pool(unsigned n) : idle(n), own(n) {
+    for (auto& c : own) c = std::make_unique<std::atomic<std::int64_t>>(0);
+  }
+  kpn::IdleWorkers idle;
+  std::atomic<std::int64_t> shared{0};                          // anyone may take these
+  std::vector<std::unique_ptr<std::atomic<std::int64_t>>> own;  // only worker i takes from own[i]
+  std::atomic<std::int64_t> taken{0};
+
+  static bool take(std::atomic<std::int64_t>& c) {
+    std::int64_t n = c.load(std::memory_order_relaxed);
+    while (n > 0) {
+      if (c.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel)) return true;
+    }
+    return false;
+  }
+  bool has_work() const {
+    if (shared.load(std::memory_order_relaxed) > 0) return true;
+    for (const auto& c : own) {
+      if (c->load(std::memory_order_relaxed) > 0) return true;
+    }
+    return false;
+  }
+
+  // A worker's loop: its own tokens first, then the shared ones (a searcher's steal), else sleep. A token
+  // taken while searching ends the search; a taken token sometimes readies another (a process waking one).
+  void work(unsigned i, std::uint32_t seed) {
+    std::minstd_rand rng(seed);
+    bool searching = false;
+    while (!stop.load(std::memory_order_acquire)) {
+      if (take(*own[i]) || take(shared)) {
+        if (searching) {
+          searching = false;
+          idle.stop_searching(shared.load(std::memory_order_relaxed) > 0);
+        }
+        taken.fetch_add(1, std::memory_order_relaxed);
+        if (rng() % 4 == 0 && chained.fetch_sub(1, std::memory_order_relaxed) > 0) {
+          shared.fetch_add(1, std::memory_order_relaxed);
+          idle.notify_work();
+        }
+        continue;
+      }
+      if (!searching) searching = idle.try_start_searching();
+      searching = idle.sleep(i, searching, [this] { return has_work(); });
+    }
+  }
+
+  std::atomic<bool> stop{false};
+  std::atomic<std::int64_t> chained{0};  // how many more tokens workers may add themselves
+};
+
+// Adds `total` tokens in bursts (random size, random gaps of 0 to 40 us, past the 10 us spin), each token
+// to the shared counter or to one worker's own, and waits until all (and the chained ones) are taken.
+// Returns whether they were within the deadline.
+bool drive(Pool& pool, unsigned workers, std::int64_t total, std::int64_t chained, bool per_worker) {
+  pool.chained.store(chained);
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < workers; ++i) threads.emplace_back([&pool, i] { pool.work(i, 17 + i); });
+  std::minstd_rand rng(42);
+  std::int64_t added = 0;
+  while (added < total) {
+    const std::int64_t burst = std::min<std::int64_t>(1 + static_cast<std::int64_t>(rng() % 8), total - added);
+    for (std::int64_t k = 0; k < burst; ++k) {
+      if (per_worker) {
+        const unsigned to = static_cast<unsigned>(rng() % workers);
+        pool.own[to]->fetch_add(1, std::memory_order_relaxed);
+        pool.idle.notify_worker(to);
+      } else {
+        pool.shared.fetch_add(1, std::memory_order_relaxed);
+        pool.idle.notify_work();
+      }
+    }
+    added += burst;
+    const auto gap = std::chrono::microseconds(rng() % 41);
+    const auto until = std::chrono::steady_clock::now() + gap;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  bool done = false;
+  while (std::chrono::steady_clock::now() < deadline) {
+    // Chained tokens are added while this waits; count again each time.
+    const std::int64_t want = total + (chained - std::max<std::int64_t>(pool.chained.load(), 0));
+    if (pool.taken.load() >= want && !pool.has_work()) {
+      done = true;
+      break;
+    }
+    std::this_thread::sleep_for(1ms);
+  }
+  pool.stop.store(true, std::memory_order_release);
+  pool.idle.wake_all();
+  for (auto& t : threads) t.join();
+  return done;
+}
+
+}  // namespace
+
+TEST_CASE("idle workers: work made runnable in bursts is always taken, whether the sleepers spin or wait on the futex",
+          "[runtime][idle_workers]") {
+  const unsigned workers = GENERATE(1u, 2u, 5u);
+  CAPTURE(workers);
+  Pool pool(workers);
+  CHECK(drive(pool, workers, 3000, 1000, false));
+  CHECK(pool.idle.wakeups() > 0);
+}
+
+TEST_CASE("idle workers: work given to one worker wakes that worker, spinning or asleep", "[runtime][idle_workers]") {
+  const unsigned workers = GENERATE(1u, 2u, 5u);
+  CAPTURE(workers);
+  Pool pool(workers);
+  CHECK(drive(pool, workers, 3000, 0, true));
+}
+
+TEST_CASE("idle workers: a worker that slept past its spin is woken by the futex", "[runtime][idle_workers]") {
+  Pool pool(1);
+  std::thread worker([&pool] { pool.work(0, 1); });
+  // Long past kIdleSpinUs: the worker has gone from spinning to its futex wait.
+  std::this_thread::sleep_for(50ms);
+  CHECK(pool.idle.sleeps() >= 1);
+  pool.shared.fetch_add(1);
+  pool.idle.notify_work();
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (pool.taken.load() < 1 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  CHECK(pool.taken.load() == 1);
+  pool.stop.store(true);
+  pool.idle.wake_all();
+  worker.join();
+}
+
+TEST_CASE("idle workers: a stop reaches every worker, spinning or asleep", "[runtime][idle_workers]") {
+  const auto pause = GENERATE(0us, 5us, 2000us);
+  Pool pool(4);
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < 4; ++i) threads.emplace_back([&pool, i] { pool.work(i, i); });
+  std::this_thread::sleep_for(pause);
+  pool.stop.store(true, std::memory_order_release);
+  pool.idle.wake_all();
+  for (auto& t : threads) t.join();  // a worker that missed the stop would hang here (ctest's timeout)
+  SUCCEED("every worker returned");
+}
