@@ -86,6 +86,9 @@ class KPN_EXPORT IdleWorkers {
   // point, which may be after a long computation).
   bool notify_worker(unsigned index) noexcept;
 
+  // Whether worker `index` has announced its sleep (spinning or on its futex): a racy look, for placement.
+  bool idle(unsigned index) const noexcept { return words_[index].state.load(std::memory_order_relaxed) != kAwake; }
+
   // The calling worker wants to search for work. False (and it should sleep) when half the workers already
   // search: more thieves only contend for the same queues.
   bool try_start_searching() noexcept;

@@ -82,21 +82,22 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
     // out of work (a ping-pong's other half, a scatter-gather worker) comes to the waker's next slot.
     // Racy looks: a wrong guess costs a cross-worker message, never a lost process (it is queued either way).
     // A burst (the waker has already handed off a process it has not yet switched to: a scatter-gather
-    // master writing to its workers) sends the process home too, if it has one elsewhere: the waker runs
-    // one process next, not all of them, and an idle home worker takes it without a steal.
+    // master writing to its workers) sends the process home too, if its home is idle: the waker runs one
+    // process next, not all of them, and the home worker takes it without a steal. (A home that is running
+    // its one process, a pipeline's stage, is not idle: the process stays here, as before the burst.)
     const int last = p.last_worker();
     if (last >= 0 && last != waker->index()) {
       Slot& home = slots_[static_cast<std::size_t>(last)];
       if (home.queue.size_hint() != 0 || home.next.load(std::memory_order_relaxed) != nullptr ||
-          s.next.load(std::memory_order_relaxed) != nullptr) {
+          (s.next.load(std::memory_order_relaxed) != nullptr && idle_->idle(static_cast<unsigned>(last)))) {
         queue_at_home(p, static_cast<std::size_t>(last));
         return;
       }
     }
     if (Process* displaced = s.next.exchange(&p, std::memory_order_acq_rel)) {
-      // Displaced by a later hand-off (a burst): home, if it came from another worker.
+      // Displaced by a later hand-off (a burst): home, if it came from another worker that is idle.
       const int from = displaced->last_worker();
-      if (from >= 0 && from != waker->index()) {
+      if (from >= 0 && from != waker->index() && idle_->idle(static_cast<unsigned>(from))) {
         queue_at_home(*displaced, static_cast<std::size_t>(from));
         return;
       }
