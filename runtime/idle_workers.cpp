@@ -101,20 +101,26 @@ bool IdleWorkers::notify_worker(unsigned index) noexcept {
   return true;
 }
 
-bool IdleWorkers::claim(unsigned index, std::uint32_t to) noexcept {
-  Word& w = words_[index];
-  std::uint32_t seen = w.state.load(std::memory_order_relaxed);
+bool IdleWorkers::take_announcement(Word& w, std::uint32_t to, std::uint32_t& seen) noexcept {
+  seen = w.state.load(std::memory_order_relaxed);
   // Only the worker moves Spinning -> Sleeping, so a failed CAS from Spinning reads Sleeping (try again),
-  // or the worker's own withdrawal (Awake), or another waker's claim.
+  // or the worker's own withdrawal (Awake), or a waker's claim.
   while (seen == kSpinning || seen == kSleeping) {
     if (w.state.compare_exchange_weak(seen, to, std::memory_order_acq_rel, std::memory_order_relaxed)) {
       sleeping_.fetch_sub(1, std::memory_order_relaxed);
-      wakeups_.fetch_add(1, std::memory_order_relaxed);
-      if (seen == kSleeping) futex_wake(w.state);
       return true;
     }
   }
   return false;
+}
+
+bool IdleWorkers::claim(unsigned index, std::uint32_t to) noexcept {
+  Word& w = words_[index];
+  std::uint32_t seen;
+  if (!take_announcement(w, to, seen)) return false;
+  wakeups_.fetch_add(1, std::memory_order_relaxed);
+  if (seen == kSleeping) futex_wake(w.state);
+  return true;
 }
 
 bool IdleWorkers::try_start_searching() noexcept {
@@ -139,13 +145,8 @@ void IdleWorkers::announce(unsigned index, bool was_searching) noexcept {
 
 bool IdleWorkers::withdraw(unsigned index) noexcept {
   Word& w = words_[index];
-  std::uint32_t seen = w.state.load(std::memory_order_relaxed);
-  while (seen == kSpinning || seen == kSleeping) {
-    if (w.state.compare_exchange_weak(seen, kAwake, std::memory_order_acq_rel, std::memory_order_relaxed)) {
-      sleeping_.fetch_sub(1, std::memory_order_relaxed);
-      return false;
-    }
-  }
+  std::uint32_t seen;
+  if (take_announcement(w, kAwake, seen)) return false;
   // A waker (or wake_all) owns the wake-up; it has already counted the sleeper out.
   w.state.store(kAwake, std::memory_order_relaxed);
   return seen == kNotified;

@@ -131,6 +131,9 @@ class KPN_EXPORT IdleWorkers {
   void announce(unsigned index, bool was_searching) noexcept;
   // Takes the announcement back. True if a waker's notify_work got there first (it is then a searcher).
   bool withdraw(unsigned index) noexcept;
+  // Moves an announced word (Spinning or Sleeping) to `to` and counts the sleeper out; false if it was not
+  // announced. `seen`: the state it moved from, or the one that was not an announcement.
+  bool take_announcement(Word& w, std::uint32_t to, std::uint32_t& seen) noexcept;
   // A waker takes worker `index`'s announcement (Spinning or Sleeping -> `to`) and wakes it if it waits on
   // its futex. False if it was not announced (awake, or another waker got there first).
   bool claim(unsigned index, std::uint32_t to) noexcept;

@@ -165,12 +165,11 @@ boost::context::stack_context StackPool::map_new(std::size_t size) {
   return sc;
 }
 
-// Called with mutex_ held. A slab of stacks with a guard page below each, in one mapping, the guards
-// installed by madvise; the first stack is returned and the rest go to the shared free list. Slabs double
-// from config::kFirstGuardedSlabStacks up to kMaxGuardedSlabStacks stacks of one size, so a run of a few
-// processes maps little and a run of 100,000 maps about a hundred slabs (a stack's pages are touched
-// only when a process uses them: MAP_NORESERVE, no commitment). Empty when the kernel refuses (the caller
-// then falls back to a mapping per stack).
+// Called with mutex_ held. A slab of stacks with a guard page below each (installed by madvise) in one
+// mapping; the first stack is returned, the rest go to the shared free list. Slabs double from
+// config::kFirstGuardedSlabStacks up to kMaxGuardedSlabStacks stacks of one size: a run of a few processes
+// maps little, a run of 100,000 about a hundred slabs (pages are touched only when used: MAP_NORESERVE).
+// Empty when the kernel refuses (the caller then falls back to a mapping per stack).
 std::optional<boost::context::stack_context> StackPool::map_guarded_slab(std::size_t size) {
   const std::size_t page = page_size();
   std::size_t& next = slab_stacks_[size];

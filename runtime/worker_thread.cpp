@@ -17,9 +17,8 @@
 
 namespace kpn {
 namespace {
-// The worker of this kernel thread, for switch_directly; nullptr outside a run's workers (the teardown
-// helper has none: its switches all go through run_process). initial-exec as in current.cpp; read only
-// by switch_directly, which is out of line and reads it once, before its switch.
+// This thread's worker, for switch_directly (read once, before its switch); nullptr outside a run's workers
+// (the teardown helper's switches all go through run_process). initial-exec as in current.cpp.
 [[gnu::tls_model("initial-exec")]] thread_local WorkerThread* t_self = nullptr;
 }  // namespace
 
@@ -80,8 +79,7 @@ void WorkerThread::run_process(Process& p) {
   // `p` switched back, or the last process of a chain of direct switches that began with `p`.
   Process& last = *running_;
   last.context_ = std::move(back);
-  // One clock read per switch: the process is charged from the end of the previous one (or of the idle
-  // spell) to now, which includes picking it, a few tens of nanoseconds.
+  // One clock read per switch: charged from the end of the previous process or idle spell (picking included).
   const std::uint64_t now = cycle_clock::now();
   charge(last, now);
 #if defined(KPN_ASAN)
@@ -127,8 +125,7 @@ bool WorkerThread::switch_directly(Process& p) {
   WorkerThread* const self = t_self;
   if (self == nullptr) return false;
   RunShared& run = self->run_;
-  // What the loop does between two processes (fire due timers, see the run stop), and a traced run's
-  // slices, need the loop.
+  // Timers due between two processes, the run's stop, and a traced run's slices need the loop.
   if (run.stop.stopping() || run.timers.due()) return false;
   if (kTracingCompiledIn && self->worker_.trace() != nullptr) return false;
   Process* next = run.scheduler.pick_local(self->worker_);
@@ -143,8 +140,8 @@ bool WorkerThread::switch_directly(Process& p) {
   next->resumer_tsan_fiber_ = p.resumer_tsan_fiber_;
   KPN_TSAN_SWITCH_TO(next->tsan_fiber_);
 #endif
-  // Runs on `next`'s stack once `p` is off its own; what it returns is what `next`'s own pending switch
-  // returns: the worker's continuation, which `next` keeps in its worker_ from now on.
+  // Runs on `next`'s stack once `p` is off its own; returns the worker's continuation to `next`'s pending
+  // switch, and `next` keeps it in its worker_ from now on.
   p.worker_ = std::move(next->context_).resume_with([&p, self](boost::context::fiber&& from) {
     boost::context::fiber worker = std::move(p.worker_);  // before after_switch: `p` may run again after it
     p.context_ = std::move(from);
@@ -174,10 +171,9 @@ void WorkerThread::trace_run(TraceBuffer& trace, Process& p, std::int64_t start,
 }
 
 // The first switch into `p` is about to happen: its stack is taken now (process.hpp). Returns false when
-// `p` was dealt with here instead. A process unwound before it ever ran, while the run stops, needs no
-// stack. When no stack can
-// be mapped, the process fails as if its body had thrown, which stops the network; on a worker it is left
-// READY in the process table and in no queue, and the teardown (Run::unwind_remaining) discards it.
+// `p` was dealt with here instead: unwound before it ever ran while the run stops (no stack needed), or
+// no stack could be mapped, and then it fails as if its body had thrown, which stops the network; on a
+// worker it is left READY in the process table and in no queue, for the teardown (Run::unwind_remaining).
 bool WorkerThread::start(Process& p) {
   if (!(p.cancel_ && run_.stop.stopping())) {
     try {

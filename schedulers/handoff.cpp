@@ -244,17 +244,14 @@ Process* HandoffScheduler::take_stale_next(Slot& mine, std::size_t victim) {
   const std::int64_t now = now_ns();
   if (next != seen.next || switches != seen.switches) {
     seen = {next, switches, now};
-    mine.sighted = true;
-    return nullptr;
+  } else if (now - seen.at_ns >= std::int64_t{config::kStaleNextUs} * 1000) {
+    seen = {};
+    // Only the exchange decides: the victim may have taken it meanwhile (then `next` is someone else's or
+    // null, and the CAS fails).
+    return v.next.compare_exchange_strong(next, nullptr, std::memory_order_acq_rel) ? next : nullptr;
   }
-  if (now - seen.at_ns < std::int64_t{config::kStaleNextUs} * 1000) {
-    mine.sighted = true;
-    return nullptr;
-  }
-  seen = {};
-  // Only the exchange decides: the victim may have taken it meanwhile (then `next` is someone else's or
-  // null, and the CAS fails).
-  return v.next.compare_exchange_strong(next, nullptr, std::memory_order_acq_rel) ? next : nullptr;
+  mine.sighted = true;  // seen, not yet stale: worth another look
+  return nullptr;
 }
 
 bool HandoffScheduler::any_queued() const noexcept {
