@@ -12,6 +12,7 @@ namespace kpn_bench {
 struct Options {
   std::string scheduler = kpn::config::kDefaultScheduler;
   int reps = 5;
+  double t0 = 0;  // iterations of kpn::work per CPU second for work-ceiling; 0: measured
 };
 
 // The building blocks of a switch on this machine, without kpn: rdtsc, a lock round, a locked add, a
@@ -31,6 +32,9 @@ Result bench_timers(const Options& o, unsigned cpus);
 // 100,000 processes in a line of capacity-1 channels passing one message: wall time and peak RSS, each
 // repetition in a fresh program (kpn-bench --chain-child).
 Result bench_chain(const Options& o, unsigned cpus);
+// Scatter-gather's work (64 x 2000 messages of 1 and 10 us of kpn::work) on `cpus` pinned threads without
+// any runtime: the W/wall this machine allows, against which the runner's scatter-gather is read.
+Result bench_work_ceiling(const Options& o, unsigned cpus);
 // The body of that fresh program: runs the chain once and prints "build_s run_s total_s peak_rss_mib".
 int chain_child(unsigned cpus, const std::string& scheduler);
 

@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
       {"chain-1cpu", [](const Options& o) { return bench_chain(o, 1); }},
       {"timers-1cpu", [](const Options& o) { return bench_timers(o, 1); }},
       {"timers-2cpu", [](const Options& o) { return bench_timers(o, 2); }},
+      {"work-ceiling-1cpu", [](const Options& o) { return bench_work_ceiling(o, 1); }},
+      {"work-ceiling-2cpu", [](const Options& o) { return bench_work_ceiling(o, 2); }},
   };
   // The chain again on every CPU of the machine, when it has more than one.
   if (const unsigned n = std::thread::hardware_concurrency(); n > 1) {
@@ -61,13 +63,15 @@ int main(int argc, char** argv) {
   std::string only;
   bool json = false;
   CLI::App app{"kpn-bench: microbenchmarks of the kpn runtime (median, min and max over repetitions)"};
-  app.add_option("--only", only, "Run one benchmark, or one group (pingpong, chain, timers)")->check(CLI::IsMember(names));
+  app.add_option("--only", only, "Run one benchmark, or one group (pingpong, chain, timers, work)")->check(CLI::IsMember(names));
   std::vector<std::string> policies;
   for (const auto& info : kpn::scheduler_list()) policies.push_back(info.name);
   app.add_option("--scheduler", o.scheduler, "Scheduling policy")
       ->check(CLI::IsMember(policies))
       ->capture_default_str();
   app.add_option("--reps", o.reps, "Repetitions per benchmark")->check(CLI::Range(1, 1000))->capture_default_str();
+  app.add_option("--t0", o.t0, "work-ceiling: iterations of the work loop per CPU second, as kpn-run --t0 (default: measured)")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--json", json, "One JSON object per benchmark and line");
   unsigned chain_child_cpus = 0;
   auto* child = app.add_option("--chain-child", chain_child_cpus, "Internal: one run of the chain, in a fresh program")

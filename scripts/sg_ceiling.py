@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Scatter-gather's W/wall on 2 CPUs against this machine's ceiling for the same work, alternated run by run.
+
+    python3 scripts/sg_ceiling.py [--reps 7] [--build build] [--scheduler NAME ...] [--no-chrt]
+
+The ceiling is `kpn-bench --only work-ceiling-2cpu`: the same 64 x 2000 messages of 1 and 10 us of
+kpn::work burnt by two pinned threads with no runtime at all. Both use one T0 (kpn-run --measure-t0, once),
+so the ratio kpn / ceiling is what the runtime costs; the ceiling itself is what the two CPUs give when both
+compute (2.00 only if they do not slow each other down). Runs under `chrt -f 10 taskset -c 0,1` unless
+--no-chrt (chrt needs root). A benchmark, not a test: it prints numbers and asserts nothing.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+
+
+def prefix(chrt):
+    return (["chrt", "-f", "10"] if chrt else []) + ["taskset", "-c", "0,1"]
+
+
+def kpn_sg(build, scheduler, work_us, t0, chrt):
+    with tempfile.NamedTemporaryFile(suffix=".json") as stats:
+        cmd = prefix(chrt) + [os.path.join(build, "bin/kpn-run"), "configs/scatter-gather.yaml", "--cpus", "2",
+                              "--set", "workers=64", "--set", "rounds=2000", "--set", f"work_us={work_us}",
+                              "--t0", str(t0), "--stats-json", stats.name]
+        if scheduler:
+            cmd += ["--scheduler", scheduler]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return 64 * 2000 * work_us / 1e6 / json.load(open(stats.name))["wall_s"]
+
+
+def ceiling(build, t0, chrt):
+    out = subprocess.run(prefix(chrt) + [os.path.join(build, "bin/kpn-bench"), "--only", "work-ceiling-2cpu",
+                                         "--reps", "1", "--t0", str(t0), "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    m = json.loads(out.splitlines()[-1])["metrics"]
+    return {1: m["w1_work_per_wall"]["median"], 10: m["w10_work_per_wall"]["median"]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--scheduler", action="append", help="a policy to measure (repeatable; default: the default)")
+    ap.add_argument("--no-chrt", action="store_true")
+    a = ap.parse_args()
+    chrt = not a.no_chrt
+    t0 = float(subprocess.run([os.path.join(a.build, "bin/kpn-run"), "--measure-t0"], check=True,
+                              capture_output=True, text=True).stdout.split()[-1])
+    policies = a.scheduler or [""]
+    samples = {}
+    for _ in range(a.reps):
+        for us, value in ceiling(a.build, t0, chrt).items():
+            samples.setdefault(("ceiling", us), []).append(value)
+        for policy in policies:
+            for us in (1, 10):
+                samples.setdefault((policy or "default", us), []).append(kpn_sg(a.build, policy, us, t0, chrt))
+    print(f"scatter-gather, 64 workers x 2000 rounds, 2 CPUs, T0 = {t0:.4g}/s, median of {a.reps} (range):")
+    for us in (1, 10):
+        top = statistics.median(samples[("ceiling", us)])
+        for name in ["ceiling"] + [p or "default" for p in policies]:
+            v = samples[(name, us)]
+            m = statistics.median(v)
+            share = "" if name == "ceiling" else f"  {m / top:.3f} of the ceiling"
+            print(f"  {us:2d} us  {name:10s} W/wall {m:.3f} ({min(v):.3f} to {max(v):.3f}){share}")
+
+
+if __name__ == "__main__":
+    main()
