@@ -1,15 +1,18 @@
 // primitives: what the building blocks of a switch cost on this machine, so that the other results can be
 // read against them (and compared across machines). None of it runs kpn; all of it is what kpn's hot paths
 // are made of: a time-stamp read, a locked read-modify-write, a Boost.Context switch, a pause, a cache line
-// moving between two CPUs, sched_yield.
+// moving between two CPUs, sched_yield; and membarrier, the price of the barrier-free alternative.
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <thread>
 
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <boost/context/fiber.hpp>
 
@@ -122,6 +125,12 @@ void* echo_main(void* arg) {
   return nullptr;
 }
 
+void* spin_main(void* arg) {
+  auto& stop = *static_cast<std::atomic<bool>*>(arg);
+  while (!stop.load(std::memory_order_relaxed)) kpn::cpu_relax();
+  return nullptr;
+}
+
 // Two threads on CPUs 0 and 1 bounce a counter through two cache lines: the hardware's floor for any
 // round trip between two workers. The echo thread is created on CPU 1 (never on the caller's CPU, where a
 // real-time echo thread spinning under chrt would starve the caller). Returns 0 if pinning fails.
@@ -152,6 +161,41 @@ double cross_cpu_round_trip_ns() {
   return ns;
 }
 
+// membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED): the heavy side of an asymmetric barrier, which a channel whose
+// fast path had no barrier would need on its parking side (performance.md, session 12). With `spinner`, a
+// thread of this process spins on CPU 1 meanwhile (the kernel then interrupts that CPU); without, no other
+// thread of the process runs. 0 if the kernel refuses it or pinning fails.
+double membarrier_ns(bool spinner) {
+  if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) return 0;
+  cpu_set_t old;
+  pthread_getaffinity_np(pthread_self(), sizeof old, &old);
+  const cpu_set_t cpu0 = only_cpu(0), cpu1 = only_cpu(1);
+  if (pthread_setaffinity_np(pthread_self(), sizeof cpu0, &cpu0) != 0) return 0;
+  std::atomic<bool> stop{false};
+  pthread_t spin;
+  bool started = false;
+  if (spinner) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setaffinity_np(&attr, sizeof cpu1, &cpu1);
+    started = pthread_create(&spin, &attr, spin_main, &stop) == 0;
+    pthread_attr_destroy(&attr);
+  }
+  double ns = 0;
+  if (!spinner || started) {
+    if (spinner) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the spinner is on CPU 1
+    ns = ns_per(spinner ? 2'000 : 20'000, [](long n) {
+      for (long i = 0; i < n; ++i) syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    });
+  }
+  if (started) {
+    stop.store(true, std::memory_order_relaxed);
+    pthread_join(spin, nullptr);
+  }
+  pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+  return ns;
+}
+
 }  // namespace
 
 Result bench_primitives(const Options& o) {
@@ -167,6 +211,9 @@ Result bench_primitives(const Options& o) {
   Metric& clock = r.metric("steady_clock_now", "ns");
   Metric& yield = r.metric("sched_yield", "ns");
   Metric* cross = std::thread::hardware_concurrency() > 1 ? &r.metric("cross_cpu_round_trip", "ns") : nullptr;
+  Metric& barrier = r.metric("membarrier_expedited", "ns");
+  Metric* barrier_busy =
+      std::thread::hardware_concurrency() > 1 ? &r.metric("membarrier_expedited_other_cpu_busy", "ns") : nullptr;
   for (int rep = 0; rep < o.reps; ++rep) {
     tsc.samples.push_back(rdtsc_ns());
     lock.samples.push_back(lock_round_ns());
@@ -176,6 +223,8 @@ Result bench_primitives(const Options& o) {
     clock.samples.push_back(steady_clock_ns());
     yield.samples.push_back(sched_yield_ns());
     if (cross != nullptr) cross->samples.push_back(cross_cpu_round_trip_ns());
+    barrier.samples.push_back(membarrier_ns(false));
+    if (barrier_busy != nullptr) barrier_busy->samples.push_back(membarrier_ns(true));
   }
   return r;
 }
