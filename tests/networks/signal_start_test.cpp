@@ -22,10 +22,10 @@ TEST_CASE("a SIGINT at any moment of kpn-run's start-up stops the run", "[runner
   // The delays sweep the start-up of a runner that sets up 2,000 processes before running them for hours.
   for (int delay_ms = 0; delay_ms <= 120; delay_ms += 4) {
     CAPTURE(delay_ms);
-    // posix_spawn, not fork and exec: the child runs no code of this (instrumented) test program between
-    // the two, where a signal could reach a copy of it and be taken by the copy's handlers (or, under
-    // ThreadSanitizer, deferred by them and lost with the exec). It execs kpn-run with SIGINT unblocked and
-    // at its default action, outputs to /dev/null.
+    // posix_spawn, not fork and exec: the child runs no code of this test program before the exec (a forked
+    // copy would set the signal mask and dispositions through the sanitizers' interceptors, whose deferred
+    // signal delivery is the one part of the path that is not kpn-run's own). kpn-run starts with SIGINT
+    // unblocked and at its default action, its outputs on /dev/null.
     posix_spawn_file_actions_t files;
     posix_spawn_file_actions_init(&files);
     posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
