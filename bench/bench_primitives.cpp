@@ -131,34 +131,43 @@ void* spin_main(void* arg) {
   return nullptr;
 }
 
-// Two threads on CPUs 0 and 1 bounce a counter through two cache lines: the hardware's floor for any
-// round trip between two workers. The echo thread is created on CPU 1 (never on the caller's CPU, where a
-// real-time echo thread spinning under chrt would starve the caller). Returns 0 if pinning fails.
-double cross_cpu_round_trip_ns() {
-  CrossCpu c;
+// Runs `body()` on CPU 0 while `helper(arg)` runs on a thread of its own on CPU 1 (created there, never on
+// the caller's CPU, where a real-time helper spinning under chrt would starve the caller), then joins it;
+// without `helper`, only pins. Returns body's result, or 0 if pinning or the thread fails.
+template <class Body>
+double on_cpu0_beside_cpu1(void* (*helper)(void*), void* arg, Body&& body) {
   cpu_set_t old;
   pthread_getaffinity_np(pthread_self(), sizeof old, &old);
   const cpu_set_t cpu0 = only_cpu(0), cpu1 = only_cpu(1);
   if (pthread_setaffinity_np(pthread_self(), sizeof cpu0, &cpu0) != 0) return 0;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setaffinity_np(&attr, sizeof cpu1, &cpu1);
-  pthread_t echo;
-  const bool started = pthread_create(&echo, &attr, echo_main, &c) == 0;
-  pthread_attr_destroy(&attr);
-  double ns = 0;
-  if (started) {
-    ns = ns_per(c.n, [&](long m) {
+  pthread_t thread;
+  bool started = false;
+  if (helper != nullptr) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setaffinity_np(&attr, sizeof cpu1, &cpu1);
+    started = pthread_create(&thread, &attr, helper, arg) == 0;
+    pthread_attr_destroy(&attr);
+  }
+  const double result = helper == nullptr || started ? body() : 0;
+  if (started) pthread_join(thread, nullptr);
+  pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+  return result;
+}
+
+// Two threads on CPUs 0 and 1 bounce a counter through two cache lines: the hardware's floor for any
+// round trip between two workers. Returns 0 if pinning fails.
+double cross_cpu_round_trip_ns() {
+  CrossCpu c;
+  return on_cpu0_beside_cpu1(echo_main, &c, [&] {
+    return ns_per(c.n, [&](long m) {
       for (long i = 1; i <= m; ++i) {
         c.ping.v.store(i, std::memory_order_release);
         while (c.pong.v.load(std::memory_order_acquire) != i) {
         }
       }
     });
-    pthread_join(echo, nullptr);
-  }
-  pthread_setaffinity_np(pthread_self(), sizeof old, &old);
-  return ns;
+  });
 }
 
 // membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED): the heavy side of an asymmetric barrier, which a channel whose
@@ -167,33 +176,15 @@ double cross_cpu_round_trip_ns() {
 // thread of the process runs. 0 if the kernel refuses it or pinning fails.
 double membarrier_ns(bool spinner) {
   if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) return 0;
-  cpu_set_t old;
-  pthread_getaffinity_np(pthread_self(), sizeof old, &old);
-  const cpu_set_t cpu0 = only_cpu(0), cpu1 = only_cpu(1);
-  if (pthread_setaffinity_np(pthread_self(), sizeof cpu0, &cpu0) != 0) return 0;
   std::atomic<bool> stop{false};
-  pthread_t spin;
-  bool started = false;
-  if (spinner) {
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setaffinity_np(&attr, sizeof cpu1, &cpu1);
-    started = pthread_create(&spin, &attr, spin_main, &stop) == 0;
-    pthread_attr_destroy(&attr);
-  }
-  double ns = 0;
-  if (!spinner || started) {
+  return on_cpu0_beside_cpu1(spinner ? spin_main : nullptr, &stop, [&] {
     if (spinner) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the spinner is on CPU 1
-    ns = ns_per(spinner ? 2'000 : 20'000, [](long n) {
+    const double ns = ns_per(spinner ? 2'000 : 20'000, [](long n) {
       for (long i = 0; i < n; ++i) syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
     });
-  }
-  if (started) {
     stop.store(true, std::memory_order_relaxed);
-    pthread_join(spin, nullptr);
-  }
-  pthread_setaffinity_np(pthread_self(), sizeof old, &old);
-  return ns;
+    return ns;
+  });
 }
 
 }  // namespace

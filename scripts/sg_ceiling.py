@@ -14,7 +14,8 @@ import json
 import os
 import statistics
 import subprocess
-import tempfile
+
+from kpn_stats import run_stats
 
 
 def prefix(chrt):
@@ -22,14 +23,9 @@ def prefix(chrt):
 
 
 def kpn_sg(build, scheduler, work_us, t0, chrt):
-    with tempfile.NamedTemporaryFile(suffix=".json") as stats:
-        cmd = prefix(chrt) + [os.path.join(build, "bin/kpn-run"), "configs/scatter-gather.yaml", "--cpus", "2",
-                              "--set", "workers=64", "--set", "rounds=2000", "--set", f"work_us={work_us}",
-                              "--t0", str(t0), "--stats-json", stats.name]
-        if scheduler:
-            cmd += ["--scheduler", scheduler]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        return 64 * 2000 * work_us / 1e6 / json.load(open(stats.name))["wall_s"]
+    stats = run_stats(os.path.join(build, "bin/kpn-run"), "configs/scatter-gather.yaml", 2,
+                      ["workers=64", "rounds=2000", f"work_us={work_us}"], scheduler, chrt, ["--t0", str(t0)])
+    return 64 * 2000 * work_us / 1e6 / stats["wall_s"]
 
 
 def ceiling(build, t0, chrt):

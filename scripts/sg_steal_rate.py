@@ -9,11 +9,10 @@ before/after comparison. Runs under `chrt -f 10 taskset -c 0,1` unless --no-chrt
 A benchmark, not a test: it prints numbers and asserts nothing.
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
-import tempfile
+
+from kpn_stats import run_stats
 
 CASES = [  # (workers, work_us, rounds): W = workers * rounds * work_us
     (50, 10, 2000),
@@ -22,17 +21,11 @@ CASES = [  # (workers, work_us, rounds): W = workers * rounds * work_us
 
 
 def run(kpn_run, lib, scheduler, workers, work_us, rounds, chrt):
-    with tempfile.NamedTemporaryFile(suffix=".json") as stats:
-        cmd = (["chrt", "-f", "10", "taskset", "-c", "0,1"] if chrt else []) + [
-            kpn_run, "configs/scatter-gather.yaml", "--cpus", "2", "--set", f"workers={workers}",
-            "--set", f"rounds={rounds}", "--set", f"work_us={work_us}", "--stats-json", stats.name]
-        if scheduler:
-            cmd += ["--scheduler", scheduler]
-        env = dict(os.environ)
-        if lib:
-            env["LD_LIBRARY_PATH"] = lib
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        d = json.load(open(stats.name))
+    env = dict(os.environ)
+    if lib:
+        env["LD_LIBRARY_PATH"] = lib
+    d = run_stats(kpn_run, "configs/scatter-gather.yaml", 2,
+                  [f"workers={workers}", f"rounds={rounds}", f"work_us={work_us}"], scheduler, chrt, env=env)
     w = workers * rounds * work_us / 1e6
     return w / d["wall_s"], d["steal_attempts_per_s"]
 

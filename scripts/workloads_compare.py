@@ -10,11 +10,10 @@ at 1 and 10 us per message on 2 CPUs (W/wall, against each run's own T0). Under 
 --no-chrt. A benchmark, not a test: it prints numbers and asserts nothing.
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
-import tempfile
+
+from kpn_stats import run_stats
 
 WORKLOADS = [  # (name, config, cpus, --set values, figure from wall seconds)
     ("pipeline c64, 2 CPUs (M msg/s)", "pipeline.yaml", 2, ["count=1000000", "capacity=64"], lambda s: 1 / s),
@@ -27,16 +26,8 @@ WORKLOADS = [  # (name, config, cpus, --set values, figure from wall seconds)
 
 
 def wall(build, config, cpus, sets, scheduler, chrt):
-    with tempfile.NamedTemporaryFile(suffix=".json") as stats:
-        cmd = (["chrt", "-f", "10"] if chrt else []) + ["taskset", "-c", ",".join(str(c) for c in range(cpus))]
-        cmd += [os.path.join(build, "bin/kpn-run"), os.path.join("configs", config), "--cpus", str(cpus),
-                "--stats-json", stats.name]
-        for s in sets:
-            cmd += ["--set", s]
-        if scheduler:
-            cmd += ["--scheduler", scheduler]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        return json.load(open(stats.name))["wall_s"]
+    return run_stats(os.path.join(build, "bin/kpn-run"), os.path.join("configs", config), cpus, sets, scheduler,
+                     chrt)["wall_s"]
 
 
 def main():
