@@ -15,4 +15,5 @@ def run_stats(kpn_run, config, cpus, sets=(), scheduler=None, chrt=True, extra=(
         if scheduler:
             cmd += ["--scheduler", scheduler]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        return json.load(open(stats.name))
+        with open(stats.name) as written:
+            return json.load(written)
