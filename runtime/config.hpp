@@ -68,6 +68,9 @@ inline constexpr unsigned kSearchUs = 10;
 // (runtime/idle_workers.hpp): a wake-up within it costs the waker one CAS and the sleeper no trip through
 // the kernel, and the spin touches no other worker's cache lines.
 inline constexpr unsigned kIdleSpinUs = 10;
+// The longest such spin: a worker whose wake-ups keep coming within this and keep bringing work spins up to
+// twice its last sleep before it waits on the futex (the adaptive spin of runtime/idle_workers.hpp).
+inline constexpr unsigned kIdleSpinMaxUs = 200;
 // A thief takes a process from a victim's next slot only if it sat there this long with no context switch
 // on the victim (Go waits 3 us in runqgrab): a ping-pong pair switches every few hundred nanoseconds and
 // keeps its hand-offs.

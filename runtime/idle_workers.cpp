@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <ctime>
 
 #include "runtime/steady_time.hpp"
@@ -52,7 +53,33 @@ void IdleWorkers::fence() noexcept {
 #endif
 }
 
-IdleWorkers::IdleWorkers(unsigned workers) : workers_(workers), words_(std::make_unique<Word[]>(workers)) {}
+namespace {
+
+// An experiment's override of a spin bound, in microseconds (KPN_IDLE_SPIN_US, KPN_IDLE_SPIN_MAX_US).
+std::int64_t spin_bound_ns(const char* variable, unsigned default_us) {
+  const char* text = std::getenv(variable);
+  long us = text != nullptr ? std::strtol(text, nullptr, 10) : -1;
+  if (us < 0) us = static_cast<long>(default_us);
+  return static_cast<std::int64_t>(us) * 1000;
+}
+
+}  // namespace
+
+IdleWorkers::IdleWorkers(unsigned workers)
+    : workers_(workers),
+      words_(std::make_unique<Word[]>(workers)),
+      spin_floor_ns_(spin_bound_ns("KPN_IDLE_SPIN_US", config::kIdleSpinUs)),
+      spin_cap_ns_(std::max(spin_floor_ns_, spin_bound_ns("KPN_IDLE_SPIN_MAX_US", config::kIdleSpinMaxUs))) {
+  for (unsigned i = 0; i < workers; ++i) words_[i].spin_ns = spin_floor_ns_;
+}
+
+void IdleWorkers::woke_to_work(unsigned index) noexcept {
+  Word& w = words_[index];
+  if (!w.unconfirmed) return;
+  w.unconfirmed = false;
+  const std::int64_t slept = w.last_sleep_ns;
+  w.spin_ns = slept < 0 || slept > spin_cap_ns_ ? spin_floor_ns_ : std::clamp(2 * slept, spin_floor_ns_, spin_cap_ns_);
+}
 
 void IdleWorkers::notify_work() noexcept {
   for (;;) {
@@ -118,8 +145,11 @@ bool IdleWorkers::claim(unsigned index, std::uint32_t to) noexcept {
   Word& w = words_[index];
   std::uint32_t seen;
   if (!take_announcement(w, to, seen)) return false;
-  wakeups_.fetch_add(1, std::memory_order_relaxed);
-  if (seen == kSleeping) futex_wake(w.state);
+  w.wakeups.fetch_add(1, std::memory_order_relaxed);
+  if (seen == kSleeping) {
+    w.futex_wakes.fetch_add(1, std::memory_order_relaxed);
+    futex_wake(w.state);
+  }
   return true;
 }
 
@@ -152,9 +182,9 @@ bool IdleWorkers::withdraw(unsigned index) noexcept {
   return seen == kNotified;
 }
 
-bool IdleWorkers::spin(unsigned index) noexcept {
+bool IdleWorkers::spin(unsigned index, std::int64_t began_ns) noexcept {
   Word& w = words_[index];
-  std::int64_t until = steady_ns() + std::int64_t{config::kIdleSpinUs} * 1000;
+  std::int64_t until = began_ns + w.spin_ns;
   // A timer due within the window ends it (the futex phase then sees the deadline passed and returns to the
   // worker loop, which fires the timer). Read once: a timer added during the spin is added by a running
   // process, whose worker is awake and passes scheduling points.
@@ -184,12 +214,13 @@ bool IdleWorkers::wait(unsigned index) noexcept {
   Word& w = words_[index];
   TraceBuffer* const trace = kTracingCompiledIn ? current_trace_buffer() : nullptr;
   const std::int64_t slept_at = trace != nullptr ? trace->now() : 0;
+  const std::int64_t began = steady_ns();
   bool watching = false;
   bool timed_out = false;
   std::uint32_t spinning = kSpinning;
-  if (!spin(index) &&
+  if (!spin(index, began) &&
       w.state.compare_exchange_strong(spinning, kSleeping, std::memory_order_acq_rel, std::memory_order_acquire)) {
-    sleeps_.fetch_add(1, std::memory_order_relaxed);
+    w.sleeps.store(w.sleeps.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
   while (w.state.load(std::memory_order_acquire) == kSleeping) {
     if (!watching && timers_ != nullptr && timers_->load(std::memory_order_relaxed) != kNoDeadline) {
@@ -215,7 +246,11 @@ bool IdleWorkers::wait(unsigned index) noexcept {
   if (timed_out) return withdraw(index) && !stopping_.load(std::memory_order_acquire);
   const std::uint32_t why = w.state.load(std::memory_order_acquire);
   w.state.store(kAwake, std::memory_order_relaxed);
-  return why == kNotified && !stopping_.load(std::memory_order_acquire);
+  const bool stopping = stopping_.load(std::memory_order_acquire);
+  // A waker ended the sleep (the stop's wake_all sets Notified too: not a wake-up to learn from).
+  w.last_sleep_ns = stopping ? -1 : steady_ns() - began;
+  w.unconfirmed = !stopping;
+  return why == kNotified && !stopping;
 }
 
 void IdleWorkers::timer_added(std::int64_t deadline_ns) noexcept {

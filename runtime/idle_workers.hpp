@@ -35,6 +35,14 @@
 // stops polling). Spinning on its own word costs it no look at another worker's queue (no steal attempt,
 // no cache line of anyone else's) and the waker one CAS.
 //
+// How long to spin (adaptive). At least kIdleSpinUs. A worker whose last sleep was ended by a waker after
+// S ns, and which then found a process to run (the policy says so with woke_to_work), spins 2 S next time,
+// up to kIdleSpinMaxUs: a worker needed again every S microseconds (a scatter-gather round on many CPUs,
+// where the master would otherwise pay a futex wake per worker per round) is caught spinning. A sleep
+// longer than the cap, or a wake-up after which the worker found nothing, resets it to kIdleSpinUs. So a
+// worker spins long only while its wake-ups keep arriving within the cap and keep bringing work, and an
+// idle network costs each worker one short spin per idle spell, as before.
+//
 // Timers (timer_queue.hpp). A timer must fire at its deadline even when every worker sleeps, and one
 // worker waiting for it is enough: the *watcher*. A worker about to wait, seeing a timer, takes the watch
 // if nobody holds it (a CAS of `watcher_`) and waits with the earliest deadline as its futex timeout; the
@@ -114,16 +122,39 @@ class KPN_EXPORT IdleWorkers {
   // The run stops: every sleeper wakes. Async-signal-safe.
   void wake_all() noexcept;
 
-  // Counts for the report: how often workers went to sleep, and how often a waker woke one.
-  std::uint64_t sleeps() const noexcept { return sleeps_.load(std::memory_order_relaxed); }
-  std::uint64_t wakeups() const noexcept { return wakeups_.load(std::memory_order_relaxed); }
+  // Worker `index`, woken from its last sleep, found a process to run: the wake-up was worth having, and
+  // the worker's next idle spin is sized from how long that sleep lasted (the header's adaptive spin). A
+  // policy that never calls it keeps every spin at kIdleSpinUs. Called by the worker itself only.
+  void woke_to_work(unsigned index) noexcept;
+
+  // Counts for the report: how often workers went to sleep on their futex, how often a waker woke one
+  // (a CAS on a spinning one or a futex wake), and how many of those wake-ups were futex system calls.
+  std::uint64_t sleeps() const noexcept { return sum(&Word::sleeps); }
+  std::uint64_t wakeups() const noexcept { return sum(&Word::wakeups); }
+  std::uint64_t futex_wakes() const noexcept { return sum(&Word::futex_wakes); }
 
  private:
   enum : std::uint32_t { kAwake = 0, kSleeping = 1, kNotified = 2, kRetimed = 3, kSpinning = 4 };
   static constexpr std::int64_t kNoDeadline = INT64_MAX;  // TimerQueue::kNone
   struct alignas(64) Word {
     std::atomic<std::uint32_t> state{kAwake};
+    // The worker's own (no other thread reads them): how long its next spin lasts, how long its last
+    // sleep lasted before a waker ended it (-1: the stop or a timer ended it), and whether that wake-up
+    // has yet to be confirmed by woke_to_work.
+    std::int64_t spin_ns = 0;
+    std::int64_t last_sleep_ns = -1;
+    bool unconfirmed = false;
+    // Counts for the report, kept per word rather than in one shared counter: a waker increments the
+    // word it has just claimed (its cache line is already the waker's), the worker its own sleeps.
+    std::atomic<std::uint64_t> sleeps{0};
+    std::atomic<std::uint64_t> wakeups{0};
+    std::atomic<std::uint64_t> futex_wakes{0};
   };
+  std::uint64_t sum(std::atomic<std::uint64_t> Word::*count) const noexcept {
+    std::uint64_t total = 0;
+    for (unsigned i = 0; i < workers_; ++i) total += (words_[i].*count).load(std::memory_order_relaxed);
+    return total;
+  }
 
   // The sequentially consistent fence of the protocol (header).
   void fence() noexcept;
@@ -137,9 +168,9 @@ class KPN_EXPORT IdleWorkers {
   // A waker takes worker `index`'s announcement (Spinning or Sleeping -> `to`) and wakes it if it waits on
   // its futex. False if it was not announced (awake, or another waker got there first).
   bool claim(unsigned index, std::uint32_t to) noexcept;
-  // Spins on the worker's word while it is Spinning, for at most kIdleSpinUs and not past the earliest
-  // timer's deadline. True if a waker changed the word (the worker is woken).
-  bool spin(unsigned index) noexcept;
+  // Spins on the worker's word while it is Spinning, for at most the worker's spin_ns from `began_ns` and
+  // not past the earliest timer's deadline. True if a waker changed the word (the worker is woken).
+  bool spin(unsigned index, std::int64_t began_ns) noexcept;
   // Waits until woken, or until the earliest timer's deadline if it holds the watch; returns true if woken
   // as a searcher (by notify_work).
   bool wait(unsigned index) noexcept;
@@ -158,12 +189,20 @@ class KPN_EXPORT IdleWorkers {
 #if defined(KPN_TSAN)
   std::atomic<unsigned> tsan_order_{0};  // fence()'s stand-in under ThreadSanitizer
 #endif
-  std::atomic<std::uint64_t> sleeps_{0};
-  std::atomic<std::uint64_t> wakeups_{0};
+  // The adaptive spin's bounds (config::kIdleSpinUs, config::kIdleSpinMaxUs), read once.
+  std::int64_t spin_floor_ns_ = 0;
+  std::int64_t spin_cap_ns_ = 0;
 };
 
 template <class HasWork>
 bool IdleWorkers::sleep(unsigned index, bool was_searching, HasWork has_work) {
+  Word& w = words_[index];
+  // Woken last time, and idle again without having found anything: that wake-up was for nothing, and a
+  // long spin would burn the CPU for the next one too.
+  if (w.unconfirmed) {
+    w.unconfirmed = false;
+    w.spin_ns = spin_floor_ns_;
+  }
   announce(index, was_searching);
   if (has_work() || stopping_.load(std::memory_order_relaxed)) return withdraw(index);
   return wait(index);

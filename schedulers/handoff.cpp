@@ -194,6 +194,10 @@ Process* HandoffScheduler::pick_next(Worker& w) {
 
 void HandoffScheduler::found(Slot& s) {
   s.idle_rounds = 0;
+  if (s.woken) {
+    s.woken = false;
+    idle_->woke_to_work(static_cast<unsigned>(&s - slots_.get()));
+  }
   if (s.searching) {
     s.searching = false;
     idle_->stop_searching(s.queue.size_hint() > 0);
@@ -276,6 +280,7 @@ void HandoffScheduler::on_idle(Worker& w) {
   s.idle_rounds = 0;
   const bool was_searching = s.searching;
   s.searching = idle_->sleep(static_cast<unsigned>(w.index()), was_searching, [this] { return any_queued(); });
+  s.woken = true;
   if (s.searching) s.search_began_ns = now_ns();
 }
 
@@ -292,6 +297,7 @@ std::vector<std::pair<std::string, double>> HandoffScheduler::stats() const {
   if (idle_ != nullptr) {
     out.emplace_back("sleeps", static_cast<double>(idle_->sleeps()));
     out.emplace_back("wakeups", static_cast<double>(idle_->wakeups()));
+    out.emplace_back("futex_wakes", static_cast<double>(idle_->futex_wakes()));
   }
   return out;
 }

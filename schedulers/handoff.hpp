@@ -19,7 +19,8 @@
 //   when it has seen the same process there twice, kStaleNextUs apart, with no context switch on the victim
 //   in between (the victim is inside a long computation, so the hand-off would wait for it).
 //   Idle workers sleep. A searcher whose round found nothing sleeps at once: it spins on its own word for
-//   kIdleSpinUs, then waits on a futex; only a round that saw a process in a victim's next slot is
+//   kIdleSpinUs (longer, up to kIdleSpinMaxUs, while its wake-ups keep bringing work: found() tells
+//   IdleWorkers so), then waits on a futex; only a round that saw a process in a victim's next slot is
 //   repeated (for up to kSearchUs), to see whether it is stale. Whoever makes a process runnable where a
 //   sleeper could take it wakes one if nobody searches, a spinning one first (the protocol and its
 //   argument are in runtime/idle_workers.hpp): an idle worker costs one steal attempt per spell, not one
@@ -79,6 +80,7 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
     std::uint64_t tail_began = 0;
     bool searching = false;
     bool sighted = false;  // its last search round saw a process in a victim's next slot (not yet stale)
+    bool woken = false;    // it slept, and has not run anything since (IdleWorkers::woke_to_work)
     std::vector<Sighting> seen;  // per victim
     // Written by the worker (relaxed, no contention), summed after the run.
     std::atomic<std::uint64_t> handoffs{0};

@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include <sched.h>
+
 #include "runtime/idle_workers.hpp"
 
 // The sleep protocol of runtime/idle_workers.hpp on its own, without a runtime: threads that play workers
@@ -53,6 +55,7 @@ struct Pool {
     bool searching = false;
     while (!stop.load(std::memory_order_acquire)) {
       if (take(*own[i]) || take(shared)) {
+        idle.woke_to_work(i);  // as a policy does when it finds a process (the adaptive spin)
         if (searching) {
           searching = false;
           idle.stop_searching(shared.load(std::memory_order_relaxed) > 0);
@@ -149,6 +152,92 @@ TEST_CASE("idle workers: a worker that slept past its spin is woken by the futex
   pool.stop.store(true);
   pool.idle.wake_all();
   worker.join();
+}
+
+namespace {
+
+void spin_for(std::chrono::microseconds gap) {
+  const auto until = std::chrono::steady_clock::now() + gap;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+// Waits (up to a deadline) until worker 0 of `pool` has announced its sleep and taken `taken` tokens.
+bool wait_idle(Pool& pool, std::int64_t taken) {
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!(pool.idle.idle(0) && pool.taken.load() >= taken)) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+}  // namespace
+
+// The adaptive spin (runtime/idle_workers.hpp): 25 us gaps are past the 10 us floor, so without it every
+// wake-up below would be a futex system call.
+TEST_CASE("idle workers: a worker woken to work again and again after short sleeps is caught spinning, not on its futex",
+          "[runtime][idle_workers]") {
+  // A spin can only be caught by a waker running on another CPU at the same time.
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) {
+    WARN("one CPU: a spinning worker holds it until its spin ends, so no waker can catch it spinning");
+    return;
+  }
+  Pool pool(1);
+  std::thread worker([&pool] { pool.work(0, 1); });
+  const std::int64_t rounds = 200;
+  bool announced = true;
+  for (std::int64_t r = 0; r < rounds && announced; ++r) {
+    announced = wait_idle(pool, r);
+    spin_for(25us);
+    pool.own[0]->fetch_add(1, std::memory_order_relaxed);
+    pool.idle.notify_worker(0);
+  }
+  CHECK(announced);
+  CHECK(wait_idle(pool, rounds));
+  pool.stop.store(true, std::memory_order_release);
+  pool.idle.wake_all();
+  worker.join();
+  CHECK(pool.idle.wakeups() >= static_cast<std::uint64_t>(rounds));
+  CHECK(pool.idle.futex_wakes() < pool.idle.wakeups());
+}
+
+TEST_CASE("idle workers: a wake-up that brings no work takes the spin back to its floor", "[runtime][idle_workers]") {
+  Pool pool(1);
+  std::thread worker([&pool] { pool.work(0, 1); });
+  // Useful wake-ups first, so that the spin grows past the gap.
+  const std::int64_t useful = 100;
+  bool announced = true;
+  for (std::int64_t r = 0; r < useful && announced; ++r) {
+    announced = wait_idle(pool, r);
+    spin_for(25us);
+    pool.own[0]->fetch_add(1, std::memory_order_relaxed);
+    pool.idle.notify_worker(0);
+  }
+  CHECK(wait_idle(pool, useful));
+  // Then wake-ups with nothing to take (notify_work with no token): after the first, which may still find
+  // it spinning, the worker is back to the 10 us floor and the 25 us gaps put it on its futex each time.
+  const std::uint64_t futex_before = pool.idle.futex_wakes();
+  const std::uint64_t wakeups_before = pool.idle.wakeups();
+  const int fruitless = 100;
+  for (int r = 0; r < fruitless && announced; ++r) {
+    announced = wait_idle(pool, useful);
+    spin_for(25us);
+    pool.idle.notify_work();
+  }
+  CHECK(announced);
+  CHECK(wait_idle(pool, useful));
+  pool.stop.store(true, std::memory_order_release);
+  pool.idle.wake_all();
+  worker.join();
+  const std::uint64_t wakeups = pool.idle.wakeups() - wakeups_before;
+  const std::uint64_t futex = pool.idle.futex_wakes() - futex_before;
+  CAPTURE(wakeups, futex);
+  // A notify_work may find the worker announced but not yet counted as a sleeper, and leave it (it has no
+  // work to give): most, not all, of the hundred wake someone.
+  CHECK(wakeups >= static_cast<std::uint64_t>(fruitless) / 2);
+  CHECK(futex >= wakeups / 2);
 }
 
 TEST_CASE("idle workers: a stop reaches every worker, spinning or asleep", "[runtime][idle_workers]") {
