@@ -90,8 +90,8 @@ ctx::fiber Process::entry(ctx::fiber&& worker) {
 
 void Process::switch_to_worker(SwitchReason why) {
   reason_ = why;
-  // A park (only a park: a yield or an exit needs the loop) may go straight to the next process.
-  if (why == SwitchReason::Park && detail::switch_directly(*this)) return;
+  // A park or a yield may go straight to the next process (an exit needs the loop, which frees its stack).
+  if ((why == SwitchReason::Park || why == SwitchReason::Yield) && detail::switch_directly(*this)) return;
 #if defined(KPN_TSAN)
   KPN_TSAN_SWITCH_TO(resumer_tsan_fiber_);
 #endif

@@ -87,7 +87,7 @@ class KPN_EXPORT Scheduler {
   virtual Process* pick_next(Worker& w) = 0;
   // A process `w` can run next without looking beyond what is its own (no steal attempt, no wait), or
   // nullptr; what pick_next would have returned first. Asked on the stack of a process that parks on `w`
-  // (that process is in no queue yet), so that the worker switches straight to the next one
+  // or yields on `w` (that process is in no queue yet), so that the worker switches straight to the next one
   // (worker_thread.hpp); when it answers nullptr the worker's loop asks pick_next as usual. The default
   // answers nullptr: every switch goes through the loop.
   virtual Process* pick_local(Worker& w) {

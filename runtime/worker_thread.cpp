@@ -125,8 +125,10 @@ bool WorkerThread::switch_directly(Process& p) {
   WorkerThread* const self = t_self;
   if (self == nullptr) return false;
   RunShared& run = self->run_;
-  // Timers due between two processes, the run's stop, and a traced run's slices need the loop.
+  // Timers due between two processes, the run's stop, and a traced run's slices need the loop. So does a
+  // yield under the Nornir paper's policies (not direct_handoff), whose runtime stays the paper's.
   if (run.stop.stopping() || run.timers.due()) return false;
+  if (p.reason_ == SwitchReason::Yield && !run.scheduler.direct_handoff()) return false;
   if (kTracingCompiledIn && self->worker_.trace() != nullptr) return false;
   Process* next = run.scheduler.pick_local(self->worker_);
   if (next == nullptr) return false;

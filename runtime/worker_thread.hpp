@@ -4,7 +4,7 @@
 // SwitchReason) *after* the switch has completed: hand it back to the policy, release the channel lock it
 // parked under, or retire it. The loop ends when the run stops.
 //
-// Direct switches. A process that parks asks the policy, still on its own stack, for a process this worker
+// Direct switches. A process that parks or yields asks the policy, still on its own stack, for a process this worker
 // can run without looking elsewhere (Scheduler::pick_local) and jumps straight to it (switch_directly):
 // one stack switch instead of two, and no pass through the loop. What the worker would have done in
 // between is done on the way, in the same order of effects: the parked process's slice is charged, the
@@ -12,13 +12,18 @@
 // after_switch runs on the next one's stack, once the parked one is off its own (boost::context's
 // resume_with runs it there, before the next one returns from its own switch). So the rules of the state
 // machine hold as they are: the parked process is published (its lock released) only after it has left
-// its stack, and only the worker that owns a process enters it.
+// its stack, and only the worker that owns a process enters it. A yielding process is handed back to the
+// policy (on_yield) the same way, on the next one's stack: a thief can take it only once it is off its own.
+// A yield switches directly only under policies with Scheduler::direct_handoff (not the Nornir paper's
+// ws-cur and ws-last, whose runtime stays the paper's), and only when the policy has a local process to
+// run: a yield with nothing else to run goes through the loop and runs again after its scheduling point.
 //
 // The worker's own continuation travels with the running process: every process keeps in `worker_` the
 // fiber to switch to when it goes back to the loop, and a direct switch hands it to the next process.
 // `running_` says which process the loop gets back when its switch returns (the last of a chain of
 // direct switches). Everything that needs the loop (nothing local to run, the run stopping, a timer due,
-// a traced run, a process that has no stack yet, a yield, an exit) goes through it as before.
+// a traced run, a process that has no stack yet, a yield under ws-cur or ws-last, an exit) goes through it
+// as before.
 
 #include <cstdint>
 

@@ -145,9 +145,11 @@ bool HandoffScheduler::runs_long(const Process* waker) const noexcept {
 
 void HandoffScheduler::on_yield(Process& p, Worker& w) {
   RunQueue& q = slot(w).queue;
-  const bool alone = q.size_hint() == 0;
+  // A process yielding to an empty queue through the worker's loop runs again at once: nothing for a
+  // sleeper to take. After a direct switch (WorkerThread::switch_directly: the worker already runs the
+  // next process, current_process()) it waits behind that one, and an idle worker could take it.
+  const bool alone = q.size_hint() == 0 && current_process() == nullptr;
   q.push_back(&p);
-  // A process yielding to an empty queue runs again at once: nothing for a sleeper to take.
   if (shared() && !alone) idle_->notify_work();
 }
 

@@ -128,3 +128,54 @@ TEST_CASE("processes that never ran start when a parking process's worker finds 
     CHECK(report.processes == 2 * kReaders);
   }
 }
+
+namespace {
+
+// Two processes that do nothing but yield until `stop` is set: under the default policy every yield
+// switches straight to the other (runtime/worker_thread.hpp), never through the worker's loop.
+void add_yielders(kpn::Network& net, const std::atomic<bool>& stop, std::atomic<long>& yields, long fail_at = -1) {
+  for (const char* name : {"yielder a", "yielder b"}) {
+    const bool fails = name[8] == 'a' && fail_at >= 0;
+    net.process(name, [&stop, &yields, fails, fail_at] {
+      for (long i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+        if (fails && i == fail_at) throw std::runtime_error("enough yielding");
+        kpn::yield();
+        yields.fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a sleeper wakes while two processes yield to each other on its worker without pause", "[runtime][direct-switch]") {
+  kpn::Network net;
+  std::atomic<bool> stop{false};
+  std::atomic<long> yields{0};
+  add_yielders(net, stop, yields);
+  net.process("sleeper", [&stop] {
+    kpn::sleep_for(30ms);  // fires only if the direct switches of the yields look at the timers
+    stop.store(true, std::memory_order_relaxed);
+  });
+  const kpn::RunReport report = kpn::Runtime({.cpus = 1, .local_deadlock_scan_ms = 0}).run(net);
+  CHECK(stop.load());
+  CHECK(yields.load() > 0);
+  CHECK(report.processes == 3);
+}
+
+TEST_CASE("a failing process stops two processes that yield to each other through direct switches", "[runtime][direct-switch]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    std::atomic<bool> never{false};
+    std::atomic<long> yields{0};
+    add_yielders(net, never, yields, 10000);
+    try {
+      kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+      FAIL("the run should have failed");
+    } catch (const kpn::ProcessFailed& e) {
+      CHECK(std::string(e.what()).find("yielder a") != std::string::npos);
+      CHECK(yields.load() >= 10000);
+    }
+  }
+}
