@@ -172,6 +172,18 @@ bool wait_idle(Pool& pool, std::int64_t taken) {
   return true;
 }
 
+// Gives worker 0 one token at a time, each `gap` after it announced its sleep, `rounds` times (it has
+// taken `taken` before). False if it failed to announce within the deadline.
+bool feed_after_gaps(Pool& pool, std::int64_t taken, std::int64_t rounds, std::chrono::microseconds gap) {
+  for (std::int64_t r = 0; r < rounds; ++r) {
+    if (!wait_idle(pool, taken + r)) return false;
+    spin_for(gap);
+    pool.own[0]->fetch_add(1, std::memory_order_relaxed);
+    pool.idle.notify_worker(0);
+  }
+  return wait_idle(pool, taken + rounds);
+}
+
 }  // namespace
 
 // The adaptive spin (runtime/idle_workers.hpp): 25 us gaps are past the 10 us floor, so without it every
@@ -187,15 +199,7 @@ TEST_CASE("idle workers: a worker woken to work again and again after short slee
   Pool pool(1);
   std::thread worker([&pool] { pool.work(0, 1); });
   const std::int64_t rounds = 200;
-  bool announced = true;
-  for (std::int64_t r = 0; r < rounds && announced; ++r) {
-    announced = wait_idle(pool, r);
-    spin_for(25us);
-    pool.own[0]->fetch_add(1, std::memory_order_relaxed);
-    pool.idle.notify_worker(0);
-  }
-  CHECK(announced);
-  CHECK(wait_idle(pool, rounds));
+  CHECK(feed_after_gaps(pool, 0, rounds, 25us));
   pool.stop.store(true, std::memory_order_release);
   pool.idle.wake_all();
   worker.join();
@@ -208,14 +212,8 @@ TEST_CASE("idle workers: a wake-up that brings no work takes the spin back to it
   std::thread worker([&pool] { pool.work(0, 1); });
   // Useful wake-ups first, so that the spin grows past the gap.
   const std::int64_t useful = 100;
-  bool announced = true;
-  for (std::int64_t r = 0; r < useful && announced; ++r) {
-    announced = wait_idle(pool, r);
-    spin_for(25us);
-    pool.own[0]->fetch_add(1, std::memory_order_relaxed);
-    pool.idle.notify_worker(0);
-  }
-  CHECK(wait_idle(pool, useful));
+  bool announced = feed_after_gaps(pool, 0, useful, 25us);
+  CHECK(announced);
   // Then wake-ups with nothing to take (notify_work with no token): after the first, which may still find
   // it spinning, the worker is back to the 10 us floor and the 25 us gaps put it on its futex each time.
   const std::uint64_t futex_before = pool.idle.futex_wakes();
