@@ -139,8 +139,8 @@ class KPN_EXPORT IdleWorkers {
   struct alignas(64) Word {
     std::atomic<std::uint32_t> state{kAwake};
     // The worker's own (no other thread reads them): how long its next spin lasts, how long its last
-    // sleep lasted before a waker ended it (-1: the stop or a timer ended it), and whether that wake-up
-    // has yet to be confirmed by woke_to_work.
+    // sleep lasted before a waker ended it (-1 if the stop ended it), and whether a waker's wake-up has
+    // yet to be confirmed by woke_to_work (a sleep its timer ended, or one it took back, leaves it unset).
     std::int64_t spin_ns = 0;
     std::int64_t last_sleep_ns = -1;
     bool unconfirmed = false;
