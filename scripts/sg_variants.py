@@ -41,7 +41,12 @@ def main():
     ap.add_argument("--raw", default="sg_variants.jsonl")
     args = ap.parse_args()
     t0 = subprocess.run([args.bin, "--measure-t0"], capture_output=True, text=True, check=True).stdout.split()[-1]
-    raw = open(args.raw, "w")
+    with open(args.raw, "w") as raw:
+        measure(args, t0, raw)
+
+
+def measure(args, t0, raw):
+    """Every grain's alternated runs, then the idle case; prints the medians, writes every run to `raw`."""
 
     def run(variant, cpus, workers, work_us, rounds):
         name, policy, settings = variant
