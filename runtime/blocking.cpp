@@ -65,7 +65,10 @@ void unblock(Process* p) {
   p->transition(ProcessState::Blocked, ProcessState::Ready);  // published by the policy's queue
   // A timed waiter never stopped counting as active (park_until).
   if (!p->waits_with_timer()) run.quiescence.unblocked();
-  Worker* waker = current_run() == &run ? current_worker() : nullptr;
+  Process* self = nullptr;
+  Worker* waker = current_worker_of(run, self);
+  // The process running on this worker, if any, is the waker, and this worker owns it.
+  if (self != nullptr) self->readied_ = true;
   if constexpr (kTracingCompiledIn) {
     if (run.trace != nullptr) [[unlikely]] trace_wake(run, *p, waker);
   }

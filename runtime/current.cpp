@@ -15,6 +15,15 @@ namespace {
 
 bool current_run_hands_off() noexcept { return t_hands_off; }
 
+Worker* current_worker_of(const RunShared& run, Process*& running) noexcept {
+  if (t_run != &run) {
+    running = nullptr;
+    return nullptr;
+  }
+  running = t_process;
+  return t_worker;
+}
+
 ProcessId current_process_id() noexcept {
   const Process* p = t_process;
   return p != nullptr ? p->id() : 0;

@@ -21,6 +21,9 @@ struct RunShared;
 [[gnu::noinline]] KPN_EXPORT int current_worker_index() noexcept;
 // The run whose worker this kernel thread is, or nullptr.
 [[gnu::noinline]] RunShared* current_run() noexcept;
+// For a wake-up in `run` (blocking.cpp's unblock), in one call: this thread's worker if it is one of `run`'s
+// (else nullptr), and in `running` the process it runs (nullptr between processes, or when not `run`'s).
+[[gnu::noinline]] Worker* current_worker_of(const RunShared& run, Process*& running) noexcept;
 // The running process's id, 0 outside a process; and the same but 0 also while the process must unwind (its
 // run is stopping, or it was cancelled: cancel.hpp): an endpoint's fast check fails then, and its slow path
 // unwinds the process (so a process that never blocks still stops at its next channel operation). One call.

@@ -84,6 +84,10 @@ class KPN_EXPORT Process {
   // The worker this process last ran on; -1 before its first run. Written by that worker before the
   // process can be seen by anyone else (see the state machine), read by whoever owns the process next.
   int last_worker() const noexcept { return last_worker_; }
+  // Whether the process's current run, or its last one while it is not running, readied another process
+  // (unblock). Cleared by the worker that starts a run, set by unblock on the waking process: both by the
+  // process's owner. A policy reads it in on_unblock, when the park that ended that run has published it.
+  bool readied_in_last_run() const noexcept { return readied_; }
   // CPU time in cycle_clock ticks. Written only by the worker running the process (a relaxed store of its
   // own load), read at any time by policies that weigh processes by it (gp).
   std::uint64_t cpu_ticks() const noexcept { return cpu_ticks_.load(std::memory_order_relaxed); }
@@ -185,6 +189,7 @@ class KPN_EXPORT Process {
   // across CPUs moves one line there and back, not two (run_ and stop_, also read, are never written).
   std::atomic<ProcessState> state_{ProcessState::Ready};
   std::atomic<bool> timed_{false};  // a timed wait is in progress (timer_queue.hpp, park_until)
+  bool readied_ = false;            // readied_in_last_run(); a byte of this line that was padding
   int last_worker_ = -1;
   SelectState select_;  // kpn::select (multi_wait.hpp)
 

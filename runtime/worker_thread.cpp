@@ -103,6 +103,7 @@ void WorkerThread::enter(Process& p) {
 #endif
   p.transition(ProcessState::Ready, ProcessState::Running);
   if (worker_.index() >= 0) p.last_worker_ = worker_.index();
+  p.readied_ = false;
   ++p.switches_;
   WorkerCounters::bump(worker_.counters().context_switches);
   detail::set_current_process(&p);

@@ -72,6 +72,7 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
     bump(s.handoffs);
     if (!shared()) {
       // One worker, so no thief: the slot is this thread's alone, and the worker is awake (it runs the waker).
+      if (!p.readied_in_last_run()) return queue_gatherer(s, p);
       if (Process* displaced = s.next.load(std::memory_order_relaxed)) s.queue.push_back(displaced);
       s.next.store(&p, std::memory_order_relaxed);
       return;
@@ -94,6 +95,10 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
         return;
       }
     }
+    // A gatherer (queue_gatherer) that last ran here waits behind this worker's queue. One that comes
+    // from an idle worker still takes the next slot: behind the queue it would leave its own worker idle
+    // and draw a thief to this one.
+    if (!p.readied_in_last_run() && last == waker->index()) return queue_gatherer(s, p);
     if (Process* displaced = s.next.exchange(&p, std::memory_order_acq_rel)) {
       // Displaced by a later hand-off (a burst): home, if it came from another worker that is idle.
       const int from = displaced->last_worker();
@@ -118,6 +123,16 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
     const int last = p.last_worker();
     slots_[last >= 0 ? static_cast<std::size_t>(last) : 0].queue.push_back(&p);
   }
+  idle_->notify_work();
+}
+
+void HandoffScheduler::queue_gatherer(Slot& s, Process& p) {
+  // Its last run readied nobody: it took what it waited for and blocked again (a scatter-gather master
+  // collecting replies, a pipeline stage or sink behind a roomy channel). Run next, it would take one
+  // message and switch back; behind the queue it finds more to take in one run. A sleeper is woken for it
+  // only where a hand-off would wake one (on_unblock: an empty queue, a waker that computes); a queue that
+  // already held work had its wake-up from whoever queued that work.
+  if (!s.queue.push_back(&p) || !shared() || !runs_long(current_process())) return;
   idle_->notify_work();
 }
 

@@ -7,6 +7,11 @@
 //   its cache. A process displaced from the slot goes to the back of w's queue. After kRunnextStreak
 //   hand-offs in a row the slot's process goes behind the queue instead, so two processes that keep
 //   waking each other cannot starve the rest of the queue.
+//   Gatherers wait their turn. A process whose last run readied nobody (it took what it waited for and
+//   blocked again: a scatter-gather master collecting replies, a stage behind a roomy channel) goes behind
+//   its worker's queue instead of into the next slot, when it last ran on this worker: it then takes in
+//   one run what the queued processes produce, instead of one message per switch. The runtime keeps the
+//   fact (Process::readied_in_last_run).
 //   A process readied in a burst (its waker's next slot is already taken) goes home to the worker it last
 //   ran on if that worker is idle, as does one displaced from the slot: the home is woken for it and takes
 //   it from its own queue without a steal (a scatter-gather master's workers stay where they ran last round).
@@ -96,6 +101,8 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   Process* take_local(Slot& s, bool racy);
   // `w` found a process (locally or by stealing): it is no longer idle, nor searching.
   void found(Slot& s);
+  // Queues a woken process whose last run readied nobody behind the waker's queue (on_unblock's cold path).
+  [[gnu::noinline]] void queue_gatherer(Slot& s, Process& p);
   // Queues `p` at `home` (another worker than the waker's) and wakes that worker if it sleeps, else any.
   void queue_at_home(Process& p, std::size_t home);
   // A victim's next slot, if it has sat there since this thief's last look with no switch on the victim.

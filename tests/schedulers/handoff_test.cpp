@@ -125,6 +125,40 @@ TEST_CASE("handoff: two processes waking each other do not starve a third on the
   CHECK(rounds_when_c_done.load() < kLimit);
 }
 
+TEST_CASE("handoff: a master gathering replies on one worker takes them in bulk, not one switch per reply",
+          "[schedulers][handoff]") {
+  // Scatter-gather on one worker. Each reply readies the master; if the master always ran next it would
+  // take one reply and block again, two switches per reply. A master whose last run readied nobody waits
+  // behind the queue instead and takes the replies that came meanwhile in one run: about one switch per
+  // reply (each worker's run) and two per round for the master.
+  constexpr int kWorkers = 16;
+  constexpr int kRounds = 200;
+  kpn::Network net;
+  std::vector<kpn::Writer<int>> to;
+  std::vector<kpn::Reader<int>> from;
+  for (int i = 0; i < kWorkers; ++i) {
+    auto [tx, rx] = net.channel<int>(1);
+    auto [rtx, rrx] = net.channel<int>(1);
+    to.push_back(std::move(tx));
+    from.push_back(std::move(rrx));
+    net.process("worker[" + std::to_string(i) + "]", [in = std::move(rx), out = std::move(rtx)]() mutable {
+      while (auto v = in.read()) out.write(*v + 1);
+    });
+  }
+  long sum = 0;
+  net.process("master", [&to, &from, &sum] {
+    for (int r = 0; r < kRounds; ++r) {
+      for (auto& t : to) t.write(r);
+      for (auto& f : from) sum += *f.read();
+    }
+    to.clear();
+  });
+  const kpn::RunReport r = kpn::Runtime({.cpus = 1, .scheduler = "handoff"}).run(net);
+  CHECK(sum == static_cast<long>(kWorkers) * kRounds * (kRounds + 1) / 2);
+  // About (kWorkers + 2) per round; a master run per reply would make about 2 * kWorkers.
+  CHECK(r.context_switches < static_cast<std::uint64_t>(kWorkers * 5 / 4 * kRounds));
+}
+
 TEST_CASE("handoff: interrupt reaches workers that sleep while one process computes", "[schedulers][handoff]") {
   std::atomic<bool> started{false};
   kpn::Network net;
