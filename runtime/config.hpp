@@ -71,6 +71,12 @@ inline constexpr unsigned kIdleSpinUs = 10;
 // The longest such spin: a worker whose wake-ups keep coming within this and keep bringing work spins up to
 // twice its last sleep before it waits on the futex (the adaptive spin of runtime/idle_workers.hpp).
 inline constexpr unsigned kIdleSpinMaxUs = 200;
+// Naps (runtime/idle_workers.hpp, for policies that ask: handoff): a worker that sleeps while another
+// worker is awake waits on its futex at most this long at first, then twice as long after each nap that
+// ended with nothing to take, up to kIdleNapMaxMs; then it looks for a hand-off left waiting behind a
+// computation that nobody was woken for.
+inline constexpr unsigned kIdleNapUs = 1000;
+inline constexpr unsigned kIdleNapMaxMs = 100;
 // A thief takes a process from a victim's next slot only if it sat there this long with no context switch
 // on the victim (Go waits 3 us in runqgrab): a ping-pong pair switches every few hundred nanoseconds and
 // keeps its hand-offs.

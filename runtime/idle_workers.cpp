@@ -70,11 +70,19 @@ IdleWorkers::IdleWorkers(unsigned workers)
       words_(std::make_unique<Word[]>(workers)),
       spin_floor_ns_(spin_bound_ns("KPN_IDLE_SPIN_US", config::kIdleSpinUs)),
       spin_cap_ns_(std::max(spin_floor_ns_, spin_bound_ns("KPN_IDLE_SPIN_MAX_US", config::kIdleSpinMaxUs))) {
-  for (unsigned i = 0; i < workers; ++i) words_[i].spin_ns = spin_floor_ns_;
+  for (unsigned i = 0; i < workers; ++i) {
+    words_[i].spin_ns = spin_floor_ns_;
+    words_[i].nap_ns = std::int64_t{config::kIdleNapUs} * 1000;
+  }
 }
 
 void IdleWorkers::woke_to_work(unsigned index) noexcept {
   Word& w = words_[index];
+  if (w.napped) {
+    // The nap found something (a waiting hand-off): the next one is short again.
+    w.napped = false;
+    w.nap_ns = std::int64_t{config::kIdleNapUs} * 1000;
+  }
   if (!w.unconfirmed) return;
   w.unconfirmed = false;
   const std::int64_t slept = w.last_sleep_ns;
@@ -217,6 +225,7 @@ bool IdleWorkers::wait(unsigned index) noexcept {
   const std::int64_t began = steady_ns();
   bool watching = false;
   bool timed_out = false;
+  bool napped = false;
   std::uint32_t spinning = kSpinning;
   if (!spin(index, began) &&
       w.state.compare_exchange_strong(spinning, kSleeping, std::memory_order_acq_rel, std::memory_order_acquire)) {
@@ -227,11 +236,15 @@ bool IdleWorkers::wait(unsigned index) noexcept {
       int none = -1;
       watching = watcher_.compare_exchange_strong(none, static_cast<int>(index), std::memory_order_seq_cst);
     }
-    const std::int64_t deadline = watching ? watch_deadline() : kNoDeadline;
+    std::int64_t deadline = watching ? watch_deadline() : kNoDeadline;
+    // A nap (header) while another worker is awake: sleeping_ counts this worker too.
+    const bool nap = naps_ && sleeping_.load(std::memory_order_relaxed) < workers_;
+    if (nap) deadline = std::min(deadline, began + w.nap_ns);
     if (deadline == kNoDeadline) {
       futex_wait(w.state, kSleeping);
     } else if (deadline <= steady_ns()) {
       timed_out = true;
+      napped = nap && deadline == began + w.nap_ns;
       break;
     } else {
       futex_wait_until(w.state, kSleeping, deadline);
@@ -242,14 +255,22 @@ bool IdleWorkers::wait(unsigned index) noexcept {
     watcher_.store(-1, std::memory_order_seq_cst);
   }
   if (trace != nullptr) trace->add({slept_at, trace->now() - slept_at, 0, 0, nullptr, 0, TraceKind::Sleep, 0});
-  // A timer is due: back to the worker loop, whose scheduling point fires it (unless a waker got here first).
-  if (timed_out) return withdraw(index) && !stopping_.load(std::memory_order_acquire);
+  // A timer is due, or the nap is over: back to the worker loop, whose scheduling point fires the timer
+  // and whose policy looks once (unless a waker got here first).
+  if (timed_out) {
+    const bool notified = withdraw(index);
+    // Only a nap that ended by itself counts as one (a waker's wake-up resets the nap below, next time).
+    w.napped = napped && !notified;
+    if (notified) w.nap_ns = std::int64_t{config::kIdleNapUs} * 1000;
+    return notified && !stopping_.load(std::memory_order_acquire);
+  }
   const std::uint32_t why = w.state.load(std::memory_order_acquire);
   w.state.store(kAwake, std::memory_order_relaxed);
   const bool stopping = stopping_.load(std::memory_order_acquire);
   // A waker ended the sleep (the stop's wake_all sets Notified too: not a wake-up to learn from).
   w.last_sleep_ns = stopping ? -1 : steady_ns() - began;
   w.unconfirmed = !stopping;
+  w.nap_ns = std::int64_t{config::kIdleNapUs} * 1000;  // a waker ended it: the worker is needed again
   return why == kNotified && !stopping;
 }
 

@@ -59,6 +59,18 @@
 //   process);
 // - a stop wakes the watcher like every sleeper.
 //
+// Naps (nap_while_others_run, for a policy whose workers may leave a process waiting where only a look
+// finds it: handoff's next slot behind a computation, when the hand-off woke nobody because its waker
+// usually blocks at once). A worker that goes to wait on its futex while another worker is awake waits at
+// most its nap (config::kIdleNapUs at first), then takes itself back (Sleeping -> Awake, as the watcher
+// does when its deadline passes) and returns to its worker loop, not as a searcher, to look once. A nap
+// that brought nothing doubles the next one, up to config::kIdleNapMaxMs; a sleep a waker ended, or a
+// nap after which the worker found work (woke_to_work), resets it. So a waiting hand-off is found within
+// about a nap, and a worker idle beside a long computation wakes about log2(kIdleNapMaxMs / kIdleNapUs)
+// times and then ten times a second. When every worker sleeps nobody naps: no process runs, so none can
+// be waiting in a next slot, and an idle network costs nothing. Naps change nothing in the argument
+// above: a napping worker is announced like any sleeper, and a waker's claim ends its nap.
+//
 // notify_worker(i) wakes one given worker, for policies whose work can only be run by that worker (a
 // process pushed into its own queue by another worker, as success-only's victims do). It is the same store /
 // fence / load pair with the sleeper's has_work, which must then look at that worker's queue: either the
@@ -73,6 +85,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "runtime/config.hpp"
 #include "runtime/export.hpp"
 #include "runtime/sanitizers.hpp"
 
@@ -115,6 +128,8 @@ class KPN_EXPORT IdleWorkers {
   // The run's earliest timer deadline (TimerQueue::earliest_word), read by a worker about to sleep. Set
   // once, before the workers start.
   void watch_timers(const std::atomic<std::int64_t>* earliest) noexcept { timers_ = earliest; }
+  // Workers nap (header) in the run about to start. Set by the policy's start(), before the workers start.
+  void nap_while_others_run(bool on) noexcept { naps_ = on; }
   // A timer with `deadline_ns` became the earliest (its store is done). Wakes the watcher if it waits for a
   // later deadline. Costs a fence and a load or two.
   void timer_added(std::int64_t deadline_ns) noexcept;
@@ -144,6 +159,9 @@ class KPN_EXPORT IdleWorkers {
     std::int64_t spin_ns = 0;
     std::int64_t last_sleep_ns = -1;
     bool unconfirmed = false;
+    // The worker's own too: its next nap's length, and whether its last wait ended as a nap.
+    std::int64_t nap_ns = 0;
+    bool napped = false;
     // Counts for the report, kept per word rather than in one shared counter: a waker increments the
     // word it has just claimed (its cache line is already the waker's), the worker its own sleeps.
     std::atomic<std::uint64_t> sleeps{0};
@@ -192,6 +210,7 @@ class KPN_EXPORT IdleWorkers {
   // The adaptive spin's bounds (config::kIdleSpinUs, config::kIdleSpinMaxUs), read once.
   std::int64_t spin_floor_ns_ = 0;
   std::int64_t spin_cap_ns_ = 0;
+  bool naps_ = false;  // nap_while_others_run
 };
 
 template <class HasWork>
@@ -202,6 +221,11 @@ bool IdleWorkers::sleep(unsigned index, bool was_searching, HasWork has_work) {
   if (w.unconfirmed) {
     w.unconfirmed = false;
     w.spin_ns = spin_floor_ns_;
+  }
+  // Napped, and idle again without having found anything: nap longer.
+  if (w.napped) {
+    w.napped = false;
+    w.nap_ns = std::min<std::int64_t>(2 * w.nap_ns, std::int64_t{config::kIdleNapMaxMs} * 1'000'000);
   }
   announce(index, was_searching);
   if (has_work() || stopping_.load(std::memory_order_relaxed)) return withdraw(index);

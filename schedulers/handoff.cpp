@@ -44,6 +44,8 @@ void HandoffScheduler::start(SchedulerContext& context) {
   workers_.assign(workers.begin(), workers.end());
   slots_ = std::make_unique<Slot[]>(workers_.size());  // a new run forgets the last run's queues
   idle_ = &context.idle_workers();
+  // A hand-off whose waker computes on without having woken anyone is found by a napping worker.
+  idle_->nap_while_others_run(true);
   long_run_ticks_ = std::uint64_t{config::kStaleNextUs} * ticks_per_us();
   for (std::size_t i = 0; i < workers_.size(); ++i) {
     slots_[i].seen.resize(workers_.size());

@@ -125,6 +125,41 @@ TEST_CASE("handoff: two processes waking each other do not starve a third on the
   CHECK(rounds_when_c_done.load() < kLimit);
 }
 
+TEST_CASE("handoff: a process handed off by a process that then computes runs on another worker meanwhile",
+          "[schedulers][handoff]") {
+  // b parks on its input; a readies it (into a's worker's next slot: a has only ever run briefly) and then
+  // computes without blocking. The hand-off would wait for a's computation; an idle worker must take b
+  // instead (a stale next slot, or its home's queue), while a still computes.
+  for (unsigned cpus : {2u, 4u}) {
+    CAPTURE(cpus);
+    std::atomic<bool> b_ran{false};
+    std::atomic<bool> gave_up{false};
+    kpn::Network net;
+    auto [tx, rx] = net.channel<int>(1, "a->b");
+    auto [ready_tx, ready_rx] = net.channel<int>(1, "b->a");
+    net.process("a", [out = std::move(tx), ready = std::move(ready_rx), &b_ran, &gave_up]() mutable {
+      ready.read();
+      spin_for(std::chrono::milliseconds(1));  // b parks on its read meanwhile
+      out.write(1);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (!b_ran.load()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          gave_up = true;
+          break;
+        }
+      }
+    });
+    net.process("b", [in = std::move(rx), ready = std::move(ready_tx), &b_ran]() mutable {
+      ready.write(0);
+      in.read();
+      b_ran = true;
+    });
+    kpn::Runtime({.cpus = cpus, .scheduler = "handoff"}).run(net);
+    CHECK(b_ran.load());
+    CHECK_FALSE(gave_up.load());
+  }
+}
+
 TEST_CASE("handoff: a master gathering replies on one worker takes them in bulk, not one switch per reply",
           "[schedulers][handoff]") {
   // Scatter-gather on one worker. Each reply readies the master; if the master always ran next it would
