@@ -107,6 +107,10 @@ class KPN_EXPORT IdleWorkers {
   // point, which may be after a long computation).
   bool notify_worker(unsigned index) noexcept;
 
+  // Whether worker `index`'s last wait ended as a nap (header) and it has not found work or waited again
+  // since. Called by the worker itself only.
+  bool napped(unsigned index) const noexcept { return words_[index].napped; }
+
   // Whether worker `index` has announced its sleep (spinning or on its futex): a racy look, for placement.
   bool idle(unsigned index) const noexcept { return words_[index].state.load(std::memory_order_relaxed) != kAwake; }
 

@@ -43,6 +43,12 @@ void HandoffScheduler::start(SchedulerContext& context) {
   const auto workers = context.workers();
   workers_.assign(workers.begin(), workers.end());
   slots_ = std::make_unique<Slot[]>(workers_.size());  // a new run forgets the last run's queues
+  queued_words_ = (workers_.size() + 63) / 64;
+  queued_ = std::make_unique<QueuedWord[]>(queued_words_);
+  // One worker has nobody to summarise for (and its queue fills and empties at every switch).
+  for (std::size_t i = 0; i < workers_.size() && shared(); ++i) {
+    slots_[i].queue.track_occupancy(&queued_[i / 64].bits, std::uint64_t{1} << (i % 64));
+  }
   idle_ = &context.idle_workers();
   // A hand-off whose waker computes on without having woken anyone is found by a napping worker.
   idle_->nap_while_others_run(true);
@@ -226,12 +232,16 @@ void HandoffScheduler::found(Slot& s) {
 Process* HandoffScheduler::steal(Worker& w, Slot& mine) {
   const std::size_t n = workers_.size();
   if (n < 2) return nullptr;
+  const std::size_t self = static_cast<std::size_t>(w.index());
+  // A worker that ran dry looks at the victims only if some other queue has work, or its nap has just
+  // ended (the nap is for looking at next slots). Otherwise there is nothing to take but a stale hand-off,
+  // and those are looked for by the searchers that a long-running waker wakes and by napping workers.
+  if (!mine.searching && !queued_elsewhere(self) && !idle_->napped(static_cast<unsigned>(self))) return nullptr;
   if (!mine.searching) {
     if (!idle_->try_start_searching()) return nullptr;
     mine.searching = true;
     mine.search_began_ns = now_ns();
   }
-  const std::size_t self = static_cast<std::size_t>(w.index());
   const std::size_t first = static_cast<std::size_t>(w.next_random() % n);
   mine.sighted = false;
   std::array<Process*, config::kMaxStealBatch> batch;
@@ -278,8 +288,18 @@ Process* HandoffScheduler::take_stale_next(Slot& mine, std::size_t victim) {
 }
 
 bool HandoffScheduler::any_queued() const noexcept {
-  for (std::size_t i = 0; i < workers_.size(); ++i) {
-    if (slots_[i].queue.size_hint() > 0) return true;
+  if (!shared()) return slots_[0].queue.size_hint() > 0;
+  for (std::size_t k = 0; k < queued_words_; ++k) {
+    if (queued_[k].bits.load(std::memory_order_relaxed) != 0) return true;
+  }
+  return false;
+}
+
+bool HandoffScheduler::queued_elsewhere(std::size_t self) const noexcept {
+  for (std::size_t k = 0; k < queued_words_; ++k) {
+    std::uint64_t bits = queued_[k].bits.load(std::memory_order_relaxed);
+    if (k == self / 64) bits &= ~(std::uint64_t{1} << (self % 64));
+    if (bits != 0) return true;
   }
   return false;
 }

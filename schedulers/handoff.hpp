@@ -23,6 +23,13 @@
 //   locks only a queue that has work, then takes the older half of it. It takes a victim's next slot only
 //   when it has seen the same process there twice, kStaleNextUs apart, with no context switch on the victim
 //   in between (the victim is inside a long computation, so the hand-off would wait for it).
+//   A worker that runs dry looks first at a summary of which queues hold a process (one word per 64
+//   workers, kept by the queues under their locks). If no other queue does, it looks at no victim and
+//   goes to sleep: there is nothing to steal but a hand-off left waiting in a next slot, and those are
+//   looked for by the searchers that notify_work wakes (a long-running waker's hand-off wakes one) and by
+//   workers whose nap has just ended (IdleWorkers::napped). The summary is also the sleepers' last look
+//   (has_work). So an idle spell at a barrier costs no steal attempt and touches one line, not one per
+//   worker.
 //   Idle workers sleep. A searcher whose round found nothing sleeps at once: it spins on its own word for
 //   kIdleSpinUs (longer, up to kIdleSpinMaxUs, while its wake-ups keep bringing work: found() tells
 //   IdleWorkers so), then waits on a futex; only a round that saw a process in a victim's next slot is
@@ -107,12 +114,24 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   void queue_at_home(Process& p, std::size_t home);
   // A victim's next slot, if it has sat there since this thief's last look with no switch on the victim.
   Process* take_stale_next(Slot& mine, std::size_t victim);
+  // Whether any queue, or any queue but worker `self`'s, holds a process: one load per 64 workers of the
+  // summary (queued_), not a look at each worker's queue.
   bool any_queued() const noexcept;
+  bool queued_elsewhere(std::size_t self) const noexcept;
   // Whether the process that is waking another has, on average, run long between switches.
   bool runs_long(const Process* waker) const noexcept;
 
+  // Which queues hold a process: bit i % 64 of word i / 64 for worker i, kept exact by each queue under its
+  // lock (RunQueue::track_occupancy). Its own lines: every push that fills a queue, and every pop that
+  // empties one, writes it.
+  struct alignas(64) QueuedWord {
+    std::atomic<std::uint64_t> bits{0};
+  };
+
   std::vector<Worker*> workers_;
   std::unique_ptr<Slot[]> slots_;
+  std::unique_ptr<QueuedWord[]> queued_;
+  std::size_t queued_words_ = 0;
   IdleWorkers* idle_ = nullptr;
   std::uint64_t long_run_ticks_ = 0;  // kStaleNextUs in cycle_clock ticks
   std::size_t next_initial_ = 0;  // round-robin cursor; used before the workers start only

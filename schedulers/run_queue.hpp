@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 
 #include "runtime/spin_lock.hpp"
@@ -64,12 +65,34 @@ class RunQueue {
   // A racy hint for policies and reports; exact only while the queue is quiescent.
   std::size_t size_hint() const noexcept { return approx_size_.load(std::memory_order_relaxed); }
 
+  // Keeps `bit` of `*word` set exactly while the queue holds an entry, for a policy's summary of which
+  // queues have work (handoff). Set once, while the queue is empty and before any other thread uses it.
+  // The bit is changed under the queue's lock, so its last change is always the last critical section's
+  // verdict; the fetch_or that publishes a push is sequenced before the pusher's later fences, as the
+  // size is (idle_workers.hpp's protocol reads either).
+  void track_occupancy(std::atomic<std::uint64_t>* word, std::uint64_t bit) noexcept {
+    occupancy_ = word;
+    bit_ = bit;
+  }
+
  private:
-  void publish_size() noexcept { approx_size_.store(ring_.size(), std::memory_order_relaxed); }
+  void publish_size() noexcept {
+    const std::size_t now = ring_.size();
+    if (occupancy_ != nullptr && (now == 0) != (approx_size_.load(std::memory_order_relaxed) == 0)) {
+      if (now != 0) {
+        occupancy_->fetch_or(bit_, std::memory_order_relaxed);
+      } else {
+        occupancy_->fetch_and(~bit_, std::memory_order_relaxed);
+      }
+    }
+    approx_size_.store(now, std::memory_order_relaxed);
+  }
 
   SpinLock lock_;
   ProcessRing ring_;  // guarded by lock_
   std::atomic<std::size_t> approx_size_{0};
+  std::atomic<std::uint64_t>* occupancy_ = nullptr;  // track_occupancy
+  std::uint64_t bit_ = 0;
 };
 
 }  // namespace kpn

@@ -160,6 +160,39 @@ TEST_CASE("handoff: a process handed off by a process that then computes runs on
   }
 }
 
+TEST_CASE("handoff: a worker that runs dry while no other queue holds a process makes no steal attempt",
+          "[schedulers][handoff]") {
+  // Scatter-gather with two worker processes of 50 us each on two workers: at every round's barrier one
+  // worker runs dry while nothing is queued anywhere (the master waits for the other's reply). It then
+  // looks at the queues' summary, not at the other worker: a failed attempt per round before.
+  constexpr int kRounds = 300;
+  kpn::Network net;
+  std::vector<kpn::Writer<int>> to;
+  std::vector<kpn::Reader<int>> from;
+  for (int i = 0; i < 2; ++i) {
+    auto [tx, rx] = net.channel<int>(1);
+    auto [rtx, rrx] = net.channel<int>(1);
+    to.push_back(std::move(tx));
+    from.push_back(std::move(rrx));
+    net.process("worker[" + std::to_string(i) + "]", [in = std::move(rx), out = std::move(rtx)]() mutable {
+      while (auto v = in.read()) {
+        spin_for(std::chrono::microseconds(50));
+        out.write(*v);
+      }
+    });
+  }
+  net.process("master", [&to, &from] {
+    for (int r = 0; r < kRounds; ++r) {
+      for (auto& t : to) t.write(r);
+      for (auto& f : from) f.read();
+    }
+    to.clear();
+  });
+  const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "handoff"}).run(net);
+  CAPTURE(r.steal_attempts, r.steals);
+  CHECK(r.steal_attempts - r.steals < static_cast<std::uint64_t>(kRounds / 4));
+}
+
 TEST_CASE("handoff: a master gathering replies on one worker takes them in bulk, not one switch per reply",
           "[schedulers][handoff]") {
   // Scatter-gather on one worker. Each reply readies the master; if the master always ran next it would
