@@ -72,7 +72,7 @@ IdleWorkers::IdleWorkers(unsigned workers)
       spin_cap_ns_(std::max(spin_floor_ns_, spin_bound_ns("KPN_IDLE_SPIN_MAX_US", config::kIdleSpinMaxUs))) {
   for (unsigned i = 0; i < workers; ++i) {
     words_[i].spin_ns = spin_floor_ns_;
-    words_[i].nap_ns = std::int64_t{config::kIdleNapUs} * 1000;
+    words_[i].nap_ns = kNapFloorNs;
   }
 }
 
@@ -81,7 +81,7 @@ void IdleWorkers::woke_to_work(unsigned index) noexcept {
   if (w.napped) {
     // The nap found something (a waiting hand-off): the next one is short again.
     w.napped = false;
-    w.nap_ns = std::int64_t{config::kIdleNapUs} * 1000;
+    w.nap_ns = kNapFloorNs;
   }
   if (!w.unconfirmed) return;
   w.unconfirmed = false;
@@ -261,7 +261,7 @@ bool IdleWorkers::wait(unsigned index) noexcept {
     const bool notified = withdraw(index);
     // Only a nap that ended by itself counts as one (a waker's wake-up resets the nap below, next time).
     w.napped = napped && !notified;
-    if (notified) w.nap_ns = std::int64_t{config::kIdleNapUs} * 1000;
+    if (notified) w.nap_ns = kNapFloorNs;
     return notified && !stopping_.load(std::memory_order_acquire);
   }
   const std::uint32_t why = w.state.load(std::memory_order_acquire);
@@ -270,7 +270,7 @@ bool IdleWorkers::wait(unsigned index) noexcept {
   // A waker ended the sleep (the stop's wake_all sets Notified too: not a wake-up to learn from).
   w.last_sleep_ns = stopping ? -1 : steady_ns() - began;
   w.unconfirmed = !stopping;
-  w.nap_ns = std::int64_t{config::kIdleNapUs} * 1000;  // a waker ended it: the worker is needed again
+  w.nap_ns = kNapFloorNs;  // a waker ended it: the worker is needed again
   return why == kNotified && !stopping;
 }
 

@@ -155,6 +155,9 @@ class KPN_EXPORT IdleWorkers {
  private:
   enum : std::uint32_t { kAwake = 0, kSleeping = 1, kNotified = 2, kRetimed = 3, kSpinning = 4 };
   static constexpr std::int64_t kNoDeadline = INT64_MAX;  // TimerQueue::kNone
+  // A nap's first and longest length (header), in ns.
+  static constexpr std::int64_t kNapFloorNs = std::int64_t{config::kIdleNapUs} * 1000;
+  static constexpr std::int64_t kNapCapNs = std::int64_t{config::kIdleNapMaxMs} * 1'000'000;
   struct alignas(64) Word {
     std::atomic<std::uint32_t> state{kAwake};
     // The worker's own (no other thread reads them): how long its next spin lasts, how long its last
@@ -229,7 +232,7 @@ bool IdleWorkers::sleep(unsigned index, bool was_searching, HasWork has_work) {
   // Napped, and idle again without having found anything: nap longer.
   if (w.napped) {
     w.napped = false;
-    w.nap_ns = std::min<std::int64_t>(2 * w.nap_ns, std::int64_t{config::kIdleNapMaxMs} * 1'000'000);
+    w.nap_ns = std::min(2 * w.nap_ns, kNapCapNs);
   }
   announce(index, was_searching);
   if (has_work() || stopping_.load(std::memory_order_relaxed)) return withdraw(index);

@@ -289,10 +289,7 @@ Process* HandoffScheduler::take_stale_next(Slot& mine, std::size_t victim) {
 
 bool HandoffScheduler::any_queued() const noexcept {
   if (!shared()) return slots_[0].queue.size_hint() > 0;
-  for (std::size_t k = 0; k < queued_words_; ++k) {
-    if (queued_[k].bits.load(std::memory_order_relaxed) != 0) return true;
-  }
-  return false;
+  return queued_elsewhere(workers_.size());  // an index past every worker masks no worker's bit
 }
 
 bool HandoffScheduler::queued_elsewhere(std::size_t self) const noexcept {

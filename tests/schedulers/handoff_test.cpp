@@ -22,6 +22,16 @@ double stat(const kpn::RunReport& r, const std::string& name) {
   return 0;
 }
 
+// Waits until `flag` is set, for at most `limit` (a process that never blocks, watching another's
+// progress); false if the limit passed first.
+bool wait_until_set(const std::atomic<bool>& flag, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!flag.load()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+  }
+  return true;
+}
+
 void spin_for(std::chrono::microseconds d) {
   const auto until = std::chrono::steady_clock::now() + d;
   while (std::chrono::steady_clock::now() < until) {
@@ -51,13 +61,7 @@ TEST_CASE("handoff: a process spawned by a computing process wakes a sleeping wo
       spin_for(std::chrono::milliseconds(20));
       kpn::spawn("child", [&] { child_ran = true; });
       // The parent never blocks or yields: the child can only run on another worker, which must wake.
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-      while (!child_ran.load()) {
-        if (std::chrono::steady_clock::now() > deadline) {
-          gave_up = true;
-          break;
-        }
-      }
+      if (!wait_until_set(child_ran, std::chrono::seconds(20))) gave_up = true;
     });
     const kpn::RunReport r = kpn::Runtime({.cpus = cpus, .scheduler = "handoff"}).run(net);
     CHECK(child_ran.load());
@@ -141,13 +145,7 @@ TEST_CASE("handoff: a process handed off by a process that then computes runs on
       ready.read();
       spin_for(std::chrono::milliseconds(1));  // b parks on its read meanwhile
       out.write(1);
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-      while (!b_ran.load()) {
-        if (std::chrono::steady_clock::now() > deadline) {
-          gave_up = true;
-          break;
-        }
-      }
+      if (!wait_until_set(b_ran, std::chrono::seconds(20))) gave_up = true;
     });
     net.process("b", [in = std::move(rx), ready = std::move(ready_tx), &b_ran]() mutable {
       ready.write(0);
