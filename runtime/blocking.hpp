@@ -84,8 +84,12 @@ class WakeList {
   WakeList() = default;
   WakeList(const WakeList&) = delete;
   WakeList& operator=(const WakeList&) = delete;
-  ~WakeList() {
+  ~WakeList() { wake_now(); }
+  // Readies the waiters taken so far, now rather than at the end of the scope (the caller has released
+  // the lock that guarded their slots); the list is empty afterwards.
+  void wake_now() noexcept {
     for (int i = 0; i < count_; ++i) unblock(waiters_[i]);
+    count_ = 0;
   }
   // Takes the waiter out of `slot`, if any. The caller holds the lock that guards `slot`.
   void take(Process*& slot) noexcept {

@@ -2,6 +2,7 @@
 // Every tuning knob of the runtime in one place, each with the reason for its value.
 
 #include <cstddef>
+#include <cstdint>
 
 namespace kpn::config {
 
@@ -81,6 +82,13 @@ inline constexpr unsigned kIdleNapMaxMs = 100;
 // on the victim (Go waits 3 us in runqgrab): a ping-pong pair switches every few hundred nanoseconds and
 // keeps its hand-offs.
 inline constexpr unsigned kStaleNextUs = 4;
+
+// CPU time of processes (cpu_sampler.hpp): the first kExactRuns runs of a process are all timed; after
+// them, a process whose last timed run was shorter than kSampledRunUs is timed one run in
+// 2^kRunSampleShift, and charged 2^kRunSampleShift times what that run took.
+inline constexpr std::uint64_t kExactRuns = 64;
+inline constexpr unsigned kSampledRunUs = 2;
+inline constexpr unsigned kRunSampleShift = 4;
 // Most processes one steal takes (it takes half the victim's queue, up to this).
 inline constexpr std::size_t kMaxStealBatch = 128;
 

@@ -1,6 +1,7 @@
 #pragma once
-// The clock read on every context switch to charge CPU time to processes. On x86 it is the time-stamp
-// counter (about 10 ns, no system call; constant and invariant on every x86 CPU of the last 15 years);
+// The clock that times processes' runs (cpu_sampler.hpp) and the policies' short intervals. On x86 it is
+// the time-stamp counter (about 10 ns, no system call; constant and invariant on every x86 CPU of the last
+// 15 years);
 // elsewhere steady_clock. Ticks become seconds with a ratio measured over the whole run (run.cpp),
 // so no start-up calibration delay is needed.
 
@@ -20,5 +21,8 @@ inline std::uint64_t now() noexcept {
   return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
 #endif
 }
+
+// Ticks per microsecond, measured once per program (100 us of spinning at the first call); at least 1.
+std::uint64_t ticks_per_us();
 
 }  // namespace kpn::cycle_clock

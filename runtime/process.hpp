@@ -88,8 +88,9 @@ class KPN_EXPORT Process {
   // (unblock). Cleared by the worker that starts a run, set by unblock on the waking process: both by the
   // process's owner. A policy reads it in on_unblock, when the park that ended that run has published it.
   bool readied_in_last_run() const noexcept { return readied_; }
-  // CPU time in cycle_clock ticks. Written only by the worker running the process (a relaxed store of its
-  // own load), read at any time by policies that weigh processes by it (gp).
+  // CPU time in cycle_clock ticks: exact over the first runs and for long runs, an unbiased estimate from
+  // sampled runs otherwise (cpu_sampler.hpp). Written only by the worker running the process (a relaxed
+  // store of its own load), read at any time by policies that weigh processes by it (gp).
   std::uint64_t cpu_ticks() const noexcept { return cpu_ticks_.load(std::memory_order_relaxed); }
   std::uint64_t switches() const noexcept { return switches_; }
 
@@ -135,6 +136,7 @@ class KPN_EXPORT Process {
 
  private:
   friend class WorkerThread;
+  friend class CpuSampler;
   friend class ProcessTable;
   friend class Run;
   friend void park(BusyWaitMutex&, Process*&, ChannelView&, WaitDirection);
@@ -196,8 +198,9 @@ class KPN_EXPORT Process {
   const ProcessOptions options_;
   UniqueFunction<void()> body_;
 
-  std::atomic<std::uint64_t> cpu_ticks_{0};
+  std::atomic<std::uint64_t> cpu_ticks_{0};  // an estimate past the first runs (cpu_sampler.hpp)
   std::uint64_t switches_ = 0;  // written only by the worker running the process
+  std::uint8_t cpu_sample_shift_ = 0;  // CpuSampler's, written only by the worker running the process
   alignas(std::max_align_t) unsigned char policy_slot_[kPolicySlotBytes] = {};
 
   std::atomic<ChannelView*> wait_channel_{nullptr};

@@ -23,7 +23,10 @@ struct WorkerReport {
 struct ProcessReport {
   std::uint64_t id = 0;
   std::string name;
-  double cpu_s = 0;                    // time on a worker (the worker's wall time while it ran this process)
+  // Time on a worker: the worker's wall time while it ran this process, from each switch in to the switch
+  // out (the policy's work between runs is the worker's). Exact for the first runs and for runs of 2 us or
+  // more; past those, short runs are timed one in 16 and the total estimated from them (cpu_sampler.hpp).
+  double cpu_s = 0;
   std::uint64_t switches = 0;          // times it was switched in
   int last_worker = -1;
   int home_worker = -1;                // where the policy wanted it last (gp), -1 for none

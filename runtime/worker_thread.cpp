@@ -23,7 +23,11 @@ namespace {
 }  // namespace
 
 WorkerThread::WorkerThread(RunShared& run, int index, int pu)
-    : run_(run), worker_(index, pu), last_tick_(cycle_clock::now()) {}
+    : run_(run),
+      worker_(index, pu),
+      last_tick_(cycle_clock::now()),
+      sampler_(std::uint64_t{config::kSampledRunUs} * cycle_clock::ticks_per_us(),
+               0x9E3779B9u * static_cast<std::uint32_t>(index + 2)) {}
 
 void WorkerThread::thread_main(const CpuTopology* topology) {
   const AltSignalStack signal_stack;  // for the stack-overflow report (fault_handler.hpp)
@@ -42,7 +46,12 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
     if (run_.timers.due()) fire_due_timers(run_);
     Process* p = next_ != nullptr ? std::exchange(next_, nullptr) : scheduler.pick_next(worker_);
     if (p == nullptr) {
-      idle = true;  // since last_tick_: the end of the last process, or the start
+      if (!idle) {
+        idle = true;
+        const std::uint64_t now = cycle_clock::now();
+        WorkerCounters::bump(counters.busy_ticks, now - last_tick_);
+        last_tick_ = now;
+      }
       scheduler.on_idle(worker_);
       continue;
     }
@@ -54,7 +63,7 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
     }
     run_process(*p);
   }
-  if (idle) WorkerCounters::bump(counters.idle_ticks, cycle_clock::now() - last_tick_);
+  WorkerCounters::bump(idle ? counters.idle_ticks : counters.busy_ticks, cycle_clock::now() - last_tick_);
   // Processes still queued (or in next_) stay READY; the runtime unwinds them after every worker has left.
   t_self = nullptr;
   detail::set_current_worker(nullptr, -1, nullptr, false);
@@ -79,9 +88,7 @@ void WorkerThread::run_process(Process& p) {
   // `p` switched back, or the last process of a chain of direct switches that began with `p`.
   Process& last = *running_;
   last.context_ = std::move(back);
-  // One clock read per switch: charged from the end of the previous process or idle spell (picking included).
-  const std::uint64_t now = cycle_clock::now();
-  charge(last, now);
+  sampler_.end(last);
 #if defined(KPN_ASAN)
   KPN_ASAN_FINISH_SWITCH(fake_stack, nullptr, nullptr);
 #endif
@@ -91,7 +98,7 @@ void WorkerThread::run_process(Process& p) {
 #endif
   detail::set_current_process(nullptr);
   // A traced run makes no direct switches, so `last` is `p` there.
-  if (trace != nullptr) [[unlikely]] trace_run(*trace, last, trace_start, static_cast<std::int64_t>(now));
+  if (trace != nullptr) [[unlikely]] trace_run(*trace, last, trace_start, trace->now());
   after_switch(last);
 }
 
@@ -105,16 +112,10 @@ void WorkerThread::enter(Process& p) {
   if (worker_.index() >= 0) p.last_worker_ = worker_.index();
   p.readied_ = false;
   ++p.switches_;
+  sampler_.begin(p);
   WorkerCounters::bump(worker_.counters().context_switches);
   detail::set_current_process(&p);
   running_ = &p;
-}
-
-void WorkerThread::charge(Process& p, std::uint64_t now) {
-  const std::uint64_t ran = now - last_tick_;
-  last_tick_ = now;
-  p.cpu_ticks_.store(p.cpu_ticks_.load(std::memory_order_relaxed) + ran, std::memory_order_relaxed);
-  WorkerCounters::bump(worker_.counters().busy_ticks, ran);
 }
 
 bool WorkerThread::switch_directly(Process& p) {
@@ -137,7 +138,7 @@ bool WorkerThread::switch_directly(Process& p) {
     self->next_ = next;  // its stack is taken by the loop (start), which runs it before asking the policy
     return false;
   }
-  self->charge(p, cycle_clock::now());
+  self->sampler_.end(p);
   self->enter(*next);
 #if defined(KPN_TSAN)
   next->resumer_tsan_fiber_ = p.resumer_tsan_fiber_;

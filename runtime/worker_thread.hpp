@@ -7,7 +7,7 @@
 // Direct switches. A process that parks or yields asks the policy, still on its own stack, for a process this worker
 // can run without looking elsewhere (Scheduler::pick_local) and jumps straight to it (switch_directly):
 // one stack switch instead of two, and no pass through the loop. What the worker would have done in
-// between is done on the way, in the same order of effects: the parked process's slice is charged, the
+// between is done on the way, in the same order of effects: the parked process's run is charged, the
 // next one is entered (state RUNNING, counters, the current process), and the parked process's
 // after_switch runs on the next one's stack, once the parked one is off its own (boost::context's
 // resume_with runs it there, before the next one returns from its own switch). So the rules of the state
@@ -27,6 +27,7 @@
 
 #include <cstdint>
 
+#include "runtime/cpu_sampler.hpp"
 #include "runtime/worker.hpp"
 
 namespace kpn {
@@ -58,8 +59,6 @@ class WorkerThread {
   void after_switch(Process& p);
   // The bookkeeping of a switch into `p` (READY -> RUNNING, counters, the current process).
   void enter(Process& p);
-  // Charges `p`, which has just switched out, for the time since the last switch.
-  void charge(Process& p, std::uint64_t now);
   bool start(Process& p);
   void discard_unstarted(Process& p);
   // Records the run slice of `p` that just ended; `start` and `end` in TraceBuffer::now() ticks.
@@ -67,7 +66,10 @@ class WorkerThread {
 
   RunShared& run_;
   Worker worker_;
-  std::uint64_t last_tick_;  // cycle_clock at the last switch back (or the end of the last idle spell)
+  // Busy and idle time: cycle_clock at the worker's last change between running processes and finding
+  // none (read once per change, not per switch).
+  std::uint64_t last_tick_;
+  CpuSampler sampler_;  // the processes' CPU time
   // The process running on this worker (the last one entered); read by the loop when its switch returns.
   // Touched only by this worker's thread.
   Process* running_ = nullptr;

@@ -19,20 +19,6 @@ std::int64_t now_ns() noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// cycle_clock ticks per microsecond, measured once per program (100 us of spinning at the first run).
-std::uint64_t ticks_per_us() {
-  static const std::uint64_t ticks = [] {
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::uint64_t c0 = cycle_clock::now();
-    while (std::chrono::steady_clock::now() - t0 < std::chrono::microseconds(100)) {
-    }
-    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-    const double per_us = static_cast<double>(cycle_clock::now() - c0) / us;
-    return per_us >= 1 ? static_cast<std::uint64_t>(per_us) : std::uint64_t{1};
-  }();
-  return ticks;
-}
-
 void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
   c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
 }
@@ -52,7 +38,7 @@ void HandoffScheduler::start(SchedulerContext& context) {
   idle_ = &context.idle_workers();
   // A hand-off whose waker computes on without having woken anyone is found by a napping worker.
   idle_->nap_while_others_run(true);
-  long_run_ticks_ = std::uint64_t{config::kStaleNextUs} * ticks_per_us();
+  long_run_ticks_ = std::uint64_t{config::kStaleNextUs} * cycle_clock::ticks_per_us();
   for (std::size_t i = 0; i < workers_.size(); ++i) {
     slots_[i].seen.resize(workers_.size());
     slots_[i].tail_ewma = long_run_ticks_;  // unknown counts as long: wake a searcher until it is learnt
