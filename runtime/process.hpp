@@ -192,6 +192,9 @@ class KPN_EXPORT Process {
   std::atomic<ProcessState> state_{ProcessState::Ready};
   std::atomic<bool> timed_{false};  // a timed wait is in progress (timer_queue.hpp, park_until)
   bool readied_ = false;            // readied_in_last_run(); a byte of this line that was padding
+  // CpuSampler's, written only by the worker running the process, which writes readied_ beside it at the
+  // same moment; the last byte of padding here (a field elsewhere would cost 16 bytes a process).
+  std::uint8_t cpu_sample_shift_ = 0;
   int last_worker_ = -1;
   SelectState select_;  // kpn::select (multi_wait.hpp)
 
@@ -200,7 +203,6 @@ class KPN_EXPORT Process {
 
   std::atomic<std::uint64_t> cpu_ticks_{0};  // an estimate past the first runs (cpu_sampler.hpp)
   std::uint64_t switches_ = 0;  // written only by the worker running the process
-  std::uint8_t cpu_sample_shift_ = 0;  // CpuSampler's, written only by the worker running the process
   alignas(std::max_align_t) unsigned char policy_slot_[kPolicySlotBytes] = {};
 
   std::atomic<ChannelView*> wait_channel_{nullptr};
