@@ -89,6 +89,7 @@ inline constexpr unsigned kStaleNextUs = 4;
 inline constexpr std::uint64_t kExactRuns = 64;
 inline constexpr unsigned kSampledRunUs = 2;
 inline constexpr unsigned kRunSampleShift = 4;
+
 // Most processes one steal takes (it takes half the victim's queue, up to this).
 inline constexpr std::size_t kMaxStealBatch = 128;
 

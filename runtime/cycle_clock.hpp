@@ -2,8 +2,8 @@
 // The clock that times processes' runs (cpu_sampler.hpp) and the policies' short intervals. On x86 it is
 // the time-stamp counter (about 10 ns, no system call; constant and invariant on every x86 CPU of the last
 // 15 years);
-// elsewhere steady_clock. Ticks become seconds with a ratio measured over the whole run (run.cpp),
-// so no start-up calibration delay is needed.
+// elsewhere steady_clock. A report's seconds use a ratio measured over the whole run (run.cpp); the
+// thresholds in microseconds (a short run, a stale hand-off) use ticks_per_us(), measured once per program.
 
 #include <chrono>
 #include <cstdint>
