@@ -6,7 +6,7 @@
 
 namespace kpn {
 
-BoundedCore::BoundedCore(std::string name, std::size_t capacity) : name_(std::move(name)), capacity_(capacity) {
+BoundedCore::BoundedCore(std::string name, std::size_t capacity) : capacity_(capacity), name_(std::move(name)) {
   if (capacity == 0) throw std::invalid_argument("channel '" + name_ + "': capacity must be at least 1");
 }
 

@@ -14,6 +14,9 @@ template <class T>
 class RingBuffer {
  public:
   RingBuffer() = default;
+  // `first_slots` (rounded up to a power of two, at most kMaxFirstSlots) is what the first push allocates:
+  // a channel of capacity 1 holds one message at a time, and its ring stays within one cache line.
+  explicit RingBuffer(std::size_t first_slots) : first_slots_(first_slots_for(first_slots)) {}
   RingBuffer(const RingBuffer&) = delete;
   RingBuffer& operator=(const RingBuffer&) = delete;
   ~RingBuffer() {
@@ -44,11 +47,17 @@ class RingBuffer {
   }
 
  private:
-  static constexpr std::size_t kInitialSlots = 8;
+  static constexpr std::size_t kMaxFirstSlots = 8;
+
+  static std::size_t first_slots_for(std::size_t wanted) noexcept {
+    std::size_t n = 1;
+    while (n < wanted && n < kMaxFirstSlots) n *= 2;
+    return n;
+  }
 
   void grow() {
     const std::size_t old_slots = slots_ == nullptr ? 0 : mask_ + 1;
-    const std::size_t new_slots = old_slots == 0 ? kInitialSlots : old_slots * 2;
+    const std::size_t new_slots = old_slots == 0 ? first_slots_ : old_slots * 2;
     T* bigger = std::allocator<T>().allocate(new_slots);
     for (std::size_t i = 0; i < size_; ++i) {
       T* from = slots_ + ((head_ + i) & mask_);
@@ -65,6 +74,7 @@ class RingBuffer {
   std::size_t mask_ = 0;
   std::size_t head_ = 0;
   std::size_t size_ = 0;
+  std::size_t first_slots_ = kMaxFirstSlots;
 };
 
 }  // namespace kpn
