@@ -46,10 +46,6 @@ void HandoffScheduler::start(SchedulerContext& context) {
   next_initial_ = 0;
 }
 
-HandoffScheduler::Slot& HandoffScheduler::slot(const Worker& w) noexcept {
-  return slots_[static_cast<std::size_t>(w.index())];
-}
-
 void HandoffScheduler::on_spawn(Process& p, Worker* spawner) {
   if (spawner == nullptr) {
     slots_[next_initial_].queue.push_back(&p);
@@ -203,8 +199,7 @@ Process* HandoffScheduler::pick_next(Worker& w) {
   return p;
 }
 
-void HandoffScheduler::found(Slot& s) {
-  s.idle_rounds = 0;
+void HandoffScheduler::found_after_idle(Slot& s) {
   if (s.woken) {
     s.woken = false;
     idle_->woke_to_work(static_cast<unsigned>(&s - slots_.get()));

@@ -55,6 +55,7 @@
 
 #include "runtime/export.hpp"
 #include "runtime/scheduler.hpp"
+#include "runtime/worker.hpp"
 #include "schedulers/run_queue.hpp"
 
 namespace kpn {
@@ -100,14 +101,20 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
     std::atomic<std::uint64_t> next_steals{0};
   };
 
-  Slot& slot(const Worker& w) noexcept;
+  Slot& slot(const Worker& w) noexcept { return slots_[static_cast<std::size_t>(w.index())]; }
   // More than one worker: thieves exist, and other workers may sleep.
   bool shared() const noexcept { return workers_.size() > 1; }
   Process* steal(Worker& w, Slot& mine);
   // The next slot, then the queue's front (pick_next's first look, and pick_local).
   Process* take_local(Slot& s, bool racy);
-  // `w` found a process (locally or by stealing): it is no longer idle, nor searching.
-  void found(Slot& s);
+  // `w` found a process (locally or by stealing): it is no longer idle, nor searching. Inline, because a
+  // worker that runs a queue of processes calls it at every switch, and only a worker that was idle has
+  // anything to do (found_after_idle).
+  void found(Slot& s) {
+    s.idle_rounds = 0;
+    if (s.woken || s.searching) [[unlikely]] found_after_idle(s);
+  }
+  [[gnu::noinline]] void found_after_idle(Slot& s);
   // Queues a woken process whose last run readied nobody behind the waker's queue (on_unblock's cold path).
   [[gnu::noinline]] void queue_gatherer(Slot& s, Process& p);
   // Queues `p` at `home` (another worker than the waker's) and wakes that worker if it sleeps, else any.
