@@ -63,10 +63,11 @@ void unblock(Process* p) {
   if (p->stopping()) return;
   RunShared& run = p->run_;
   p->transition(ProcessState::Blocked, ProcessState::Ready);  // published by the policy's queue
-  // A timed waiter never stopped counting as active (park_until).
-  if (!p->waits_with_timer()) run.quiescence.unblocked();
   Process* self = nullptr;
   Worker* waker = current_worker_of(run, self);
+  // Before `p` can run, the count goes up, or a park this worker still owes is settled instead
+  // (Worker::owe_park). A timed waiter never stopped counting as active (park_until).
+  if (!p->waits_with_timer() && (waker == nullptr || !waker->settle_owed_park())) run.quiescence.unblocked();
   // The process running on this worker, if any, is the waker, and this worker owns it.
   if (self != nullptr) self->readied_ = true;
   if constexpr (kTracingCompiledIn) {

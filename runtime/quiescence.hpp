@@ -10,6 +10,9 @@
 // process has left the CPU (parked or exited). So active reaches 0 exactly when nothing runs and nothing
 // is queued, and then nothing can change any more (only a running process wakes or spawns others; the
 // deadlock monitor, which may also wake a writer, serialises with the listener, deadlock_monitor.hpp).
+// A worker may owe the decrements of parks on it and settle them against its next wake-ups (Worker::owe_park):
+// the count then exceeds the true one by the debts until the worker runs out of work and pays, so it still
+// reaches 0 exactly when nothing runs, nothing is queued and nothing is owed.
 // The worker whose decrement reaches 0 calls the listener: live == 0 means the network finished;
 // otherwise every remaining process is blocked without a timer. So a network whose processes sleep, or
 // wait for a sleeper, is never called deadlocked; a cycle of untimed waits beside sleepers is the local
@@ -39,6 +42,10 @@ class Quiescence {
   }
   void unblocked() noexcept { active_.fetch_add(1, std::memory_order_relaxed); }
   void parked() { deactivate(); }
+  // `n` parks at once (a worker paying what it owed: Worker::owe_park).
+  void parked_many(std::int64_t n) {
+    if (active_.fetch_sub(n, std::memory_order_acq_rel) == n && listener_ != nullptr) listener_->on_quiescent();
+  }
   void exited() {
     live_.fetch_sub(1, std::memory_order_acq_rel);
     deactivate();

@@ -46,6 +46,13 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
     if (run_.timers.due()) fire_due_timers(run_);
     Process* p = next_ != nullptr ? std::exchange(next_, nullptr) : scheduler.pick_next(worker_);
     if (p == nullptr) {
+      // Before looking further or sleeping: with nothing to run here, what this worker owes may be all that
+      // keeps the count above 0 (Worker::owe_park). Paying may call the quiescence listener here, which may
+      // ready a process on this worker (a deadlock resolved by growing a channel): look again first.
+      if (const std::int64_t owed = worker_.take_owed_parks(); owed != 0) {
+        run_.quiescence.parked_many(owed);
+        continue;
+      }
       if (!idle) {
         idle = true;
         const std::uint64_t now = cycle_clock::now();
@@ -237,7 +244,13 @@ void WorkerThread::after_switch(Process& p) {
         // every one of these locks again, so the list outlives this loop.
         for (std::size_t i = 0; i < many_count; ++i) many[i]->unlock();
       }
-      if (!timed) run_.quiescence.parked();
+      if (!timed) {
+        if (worker_.index() >= 0) {
+          worker_.owe_park();  // paid by the next wake-up here, or before this worker goes idle
+        } else {
+          run_.quiescence.parked();
+        }
+      }
       return;
     }
     case SwitchReason::Exit:

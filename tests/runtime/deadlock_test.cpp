@@ -231,3 +231,37 @@ TEST_CASE("a network that finishes normally is never reported as a deadlock", "[
     }
   }
 }
+
+// Workers settle the count of active processes lazily (a park's decrement is owed until the worker's next
+// wake-up or until it runs dry: Worker::owe_park); a deadlock that follows thousands of hand-offs must
+// still be found (here the local scan may find it first; termination_test.cpp has the case only the count
+// can decide).
+TEST_CASE("a deadlock that follows a long run of hand-offs is reported", "[runtime]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    auto [ping_tx, ping_rx] = net.channel<int>(1, "ping");
+    auto [pong_tx, pong_rx] = net.channel<int>(1, "pong");
+    constexpr int kRounds = 20000;
+    // After kRounds round trips each reads once more: both wait to read, a deadlock.
+    net.process("server", [rx = std::move(ping_rx), tx = std::move(pong_tx)]() mutable {
+      for (int i = 0; i < kRounds; ++i) tx.write(*rx.read() + 1);
+      rx.read();
+    });
+    net.process("client", [rx = std::move(pong_rx), tx = std::move(ping_tx)]() mutable {
+      for (int i = 0; i < kRounds; ++i) {
+        tx.write(i);
+        REQUIRE(*rx.read() == i + 1);
+      }
+      rx.read();
+    });
+    try {
+      kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+      FAIL("run() returned normally");
+    } catch (const kpn::DeadlockError& e) {
+      REQUIRE(e.blocked().size() == 2);
+      REQUIRE(find_blocked(e, "server") != nullptr);
+      REQUIRE(find_blocked(e, "client") != nullptr);
+    }
+  }
+}

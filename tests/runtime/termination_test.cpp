@@ -99,3 +99,30 @@ TEST_CASE("a network with two processes of one name is rejected before anything 
   }
   REQUIRE(runs.load() == 0);
 }
+
+// Only the count of active processes can tell that this network has ended (quiescence.hpp), and after
+// thousands of hand-offs the workers owe it the decrements of the last parks (Worker::owe_park): run()
+// returns once they have paid. Hangs if a worker that runs dry keeps its debt.
+TEST_CASE("run returns after a long run of hand-offs ends the network", "[runtime]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    auto [ping_tx, ping_rx] = net.channel<int>(1, "ping");
+    auto [pong_tx, pong_rx] = net.channel<int>(1, "pong");
+    constexpr int kRounds = 20000;
+    long last = 0;  // written by the client only, read after run()
+    net.process("server", [rx = std::move(ping_rx), tx = std::move(pong_tx)]() mutable {
+      while (auto v = rx.read()) tx.write(*v + 1);
+    });
+    net.process("client", [rx = std::move(pong_rx), tx = std::move(ping_tx), &last]() mutable {
+      for (int i = 0; i < kRounds; ++i) {
+        tx.write(i);
+        last = *rx.read();
+      }
+      tx.close();
+    });
+    const kpn::RunReport report = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    REQUIRE(last == kRounds);
+    REQUIRE(report.processes == 2);
+  }
+}
