@@ -43,9 +43,7 @@ class Quiescence {
   void unblocked() noexcept { active_.fetch_add(1, std::memory_order_relaxed); }
   void parked() { deactivate(); }
   // `n` parks at once (a worker paying what it owed: Worker::owe_park).
-  void parked_many(std::int64_t n) {
-    if (active_.fetch_sub(n, std::memory_order_acq_rel) == n && listener_ != nullptr) listener_->on_quiescent();
-  }
+  void parked_many(std::int64_t n) { deactivate(n); }
   void exited() {
     live_.fetch_sub(1, std::memory_order_acq_rel);
     deactivate();
@@ -55,8 +53,8 @@ class Quiescence {
   std::int64_t active() const noexcept { return active_.load(std::memory_order_acquire); }
 
  private:
-  void deactivate() {
-    if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1 && listener_ != nullptr) listener_->on_quiescent();
+  void deactivate(std::int64_t n = 1) {
+    if (active_.fetch_sub(n, std::memory_order_acq_rel) == n && listener_ != nullptr) listener_->on_quiescent();
   }
 
   QuiescenceListener* listener_ = nullptr;  // set before the workers start
