@@ -54,18 +54,23 @@ TEST_CASE("sleeping processes wake in the order of their deadlines", "[runtime][
     kpn::Network net;
     std::mutex m;
     std::vector<int> woke;
-    const auto start = Clock::now() + 20ms;
+    // The deadlines count from the moment the last sleeper has started: a run slow to start (a sanitizer,
+    // more workers than CPUs) would otherwise find them all past and wake the sleepers in creation order.
+    std::atomic<int> started{0};
+    std::atomic<Clock::rep> start_ticks{0};
     // Declared latest deadline first, so that the order cannot come from the order of creation.
     for (int i = 3; i >= 0; --i) {
       net.process("sleeper-" + std::to_string(i), [&, i] {
-        kpn::sleep_until(start + i * 40ms);
+        if (started.fetch_add(1) + 1 == 4) start_ticks.store((Clock::now() + 20ms).time_since_epoch().count());
+        while (start_ticks.load() == 0) kpn::yield();
+        kpn::sleep_until(Clock::time_point(Clock::duration(start_ticks.load())) + i * 40ms);
         std::lock_guard g(m);
         woke.push_back(i);
       });
     }
     kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
     CHECK(woke == std::vector<int>{0, 1, 2, 3});
-    CHECK(Clock::now() >= start + 120ms);
+    CHECK(Clock::now() >= Clock::time_point(Clock::duration(start_ticks.load())) + 120ms);
   }
 }
 
