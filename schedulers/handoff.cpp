@@ -73,14 +73,16 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
     // out of work (a ping-pong's other half, a scatter-gather worker) comes to the waker's next slot.
     // Racy looks: a wrong guess costs a cross-worker message, never a lost process (it is queued either way).
     // A burst (the waker has already handed off a process it has not yet switched to: a scatter-gather
-    // master writing to its workers) sends the process home too, if its home is idle: the waker runs one
-    // process next, not all of them, and the home worker takes it without a steal. (A home that is running
-    // its one process, a pipeline's stage, is not idle: the process stays here, as before the burst.)
+    // master writing to its workers) sends the process home too, whatever its home is doing: the waker runs
+    // one process next, not all of them; an idle home takes it without a steal, a busy one after what it
+    // runs now, and thieves even out the rest. The burst is told by the waker's own slot, before any look
+    // at the home's lines. (Kept home only when the home was idle, the processes of a home busy with its
+    // last one came here and thieves carried them back: five times as many processes stolen.)
     const int last = p.last_worker();
     if (last >= 0 && last != waker->index()) {
       Slot& home = slots_[static_cast<std::size_t>(last)];
-      if (home.queue.size_hint() != 0 || home.next.load(std::memory_order_relaxed) != nullptr ||
-          (s.next.load(std::memory_order_relaxed) != nullptr && idle_->idle(static_cast<unsigned>(last)))) {
+      if (s.next.load(std::memory_order_relaxed) != nullptr || home.queue.size_hint() != 0 ||
+          home.next.load(std::memory_order_relaxed) != nullptr) {
         queue_at_home(p, static_cast<std::size_t>(last));
         return;
       }

@@ -13,8 +13,9 @@
 //   one run what the queued processes produce, instead of one message per switch. The runtime keeps the
 //   fact (Process::readied_in_last_run).
 //   A process readied in a burst (its waker's next slot is already taken) goes home to the worker it last
-//   ran on if that worker is idle, as does one displaced from the slot: the home is woken for it and takes
-//   it from its own queue without a steal (a scatter-gather master's workers stay where they ran last round).
+//   ran on, and one displaced from the slot goes home if that worker is idle: an idle home is woken for it
+//   and takes it from its own queue without a steal (a scatter-gather master's workers stay where they ran
+//   last round).
 //   Queues are FIFO. Spawned and yielding processes go to the back of their worker's queue; the initial
 //   network is dealt round-robin. A process unblocked from outside the run's workers (the deadlock monitor
 //   growing a channel) goes to the queue of the worker it last ran on.
