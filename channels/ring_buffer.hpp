@@ -2,10 +2,18 @@
 // FIFO storage of a channel: a ring of slots that grows by doubling (to the channel's capacity) and never
 // shrinks, so a channel of large capacity costs memory only for what it has held at once, and steady-state
 // traffic never allocates. Not synchronised: the channel's lock guards it. Move-only element types work.
+//
+// A ring whose first size is one slot, of an element of at most kInlineBytes, keeps that slot inside
+// itself: a capacity-1 channel's message then sits beside the channel's lock and indices, in the lines
+// every operation touches anyway, instead of in a separate allocation (one more line to move between CPUs
+// for each message that crosses workers, and one more allocation per channel). Growing past one slot moves
+// to the heap as before; the inline slot is not used again.
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 namespace kpn {
@@ -15,13 +23,13 @@ class RingBuffer {
  public:
   RingBuffer() = default;
   // `first_slots` (rounded up to a power of two, at most kMaxFirstSlots) is what the first push allocates:
-  // a channel of capacity 1 holds one message at a time, and its ring stays within one cache line.
-  explicit RingBuffer(std::size_t first_slots) : first_slots_(first_slots_for(first_slots)) {}
+  // a channel of capacity 1 holds one message at a time, in the inline slot where the element is small.
+  explicit RingBuffer(std::size_t first_slots) : first_slots_(static_cast<std::uint8_t>(first_slots_for(first_slots))) {}
   RingBuffer(const RingBuffer&) = delete;
   RingBuffer& operator=(const RingBuffer&) = delete;
   ~RingBuffer() {
     while (size_ > 0) pop_front();
-    if (slots_ != nullptr) std::allocator<T>().deallocate(slots_, mask_ + 1);
+    if (on_heap()) std::allocator<T>().deallocate(slots_, mask_ + 1);
   }
 
   std::size_t size() const noexcept { return size_; }
@@ -48,6 +56,22 @@ class RingBuffer {
 
  private:
   static constexpr std::size_t kMaxFirstSlots = 8;
+  static constexpr std::size_t kInlineBytes = 16;  // an i64 message and its writer's worker (channel.hpp)
+  static constexpr bool kInline = sizeof(T) <= kInlineBytes && alignof(T) <= alignof(std::max_align_t);
+
+  struct InlineSlot {
+    alignas(T) unsigned char bytes[sizeof(T)];
+  };
+  struct NoInlineSlot {};
+
+  T* inline_slot() noexcept {
+    if constexpr (kInline) {
+      return std::launder(reinterpret_cast<T*>(inline_.bytes));
+    } else {
+      return nullptr;
+    }
+  }
+  bool on_heap() noexcept { return slots_ != nullptr && slots_ != inline_slot(); }
 
   static std::size_t first_slots_for(std::size_t wanted) noexcept {
     std::size_t n = 1;
@@ -58,13 +82,19 @@ class RingBuffer {
   void grow() {
     const std::size_t old_slots = slots_ == nullptr ? 0 : mask_ + 1;
     const std::size_t new_slots = old_slots == 0 ? first_slots_ : old_slots * 2;
+    if (kInline && new_slots == 1) {
+      slots_ = inline_slot();
+      mask_ = 0;
+      head_ = 0;
+      return;
+    }
     T* bigger = std::allocator<T>().allocate(new_slots);
     for (std::size_t i = 0; i < size_; ++i) {
       T* from = slots_ + ((head_ + i) & mask_);
       std::construct_at(bigger + i, std::move(*from));
       std::destroy_at(from);
     }
-    if (slots_ != nullptr) std::allocator<T>().deallocate(slots_, old_slots);
+    if (on_heap()) std::allocator<T>().deallocate(slots_, old_slots);
     slots_ = bigger;
     mask_ = new_slots - 1;
     head_ = 0;
@@ -74,7 +104,8 @@ class RingBuffer {
   std::size_t mask_ = 0;
   std::size_t head_ = 0;
   std::size_t size_ = 0;
-  std::size_t first_slots_ = kMaxFirstSlots;
+  std::uint8_t first_slots_ = kMaxFirstSlots;  // at most kMaxFirstSlots
+  [[no_unique_address]] std::conditional_t<kInline, InlineSlot, NoInlineSlot> inline_;
 };
 
 }  // namespace kpn

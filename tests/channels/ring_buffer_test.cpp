@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <array>
 #include <memory>
 
 #include "channels/ring_buffer.hpp"
@@ -42,4 +44,17 @@ TEST_CASE("a ring keeps FIFO order for every first size", "[channels]") {
     kpn::RingBuffer<std::unique_ptr<int>> ring(first);
     pass_through(ring, 64, 5, 40);
   }
+}
+
+TEST_CASE("a ring of elements too large to keep inline keeps FIFO order from one slot", "[channels]") {
+  // 64 bytes: past what a ring keeps inside itself, so even its first slot is allocated.
+  using Big = std::array<std::int64_t, 8>;
+  kpn::RingBuffer<Big> ring(1);
+  std::int64_t next_in = 0;
+  std::int64_t next_out = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 1 + round * 20; ++i) ring.push_back(Big{next_in++});
+    while (!ring.empty()) REQUIRE(ring.pop_front()[0] == next_out++);
+  }
+  REQUIRE(next_out == next_in);
 }
