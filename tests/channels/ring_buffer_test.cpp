@@ -2,9 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <array>
 #include <memory>
 
 #include "channels/ring_buffer.hpp"
