@@ -72,14 +72,7 @@ RankNetwork build_rank_network(const ResolvedNetwork& net, const Placement& plac
     for (const auto& [port, channels] : rp.ports) {
       for (std::size_t c : channels) wp.ports.emplace_back(made.at(c), net.channels[c].from == index.at(spec.name));
     }
-    auto body = [b = std::move(spec.body), ended = wp.ended]() mutable {
-      struct Ended {
-        std::atomic<bool>& flag;
-        ~Ended() { flag.store(true, std::memory_order_release); }
-      } mark{*ended};
-      b();
-    };
-    out.network.add_process(std::move(spec.name), std::move(body), spec.options);
+    out.network.add_process(std::move(spec.name), watched_body(std::move(spec.body), wp.ended), spec.options);
     out.watch->add_process(std::move(wp));
     ++out.processes;
   }

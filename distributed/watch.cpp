@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/process_exit.hpp"
+
 namespace kpn::distributed {
 namespace {
 
@@ -11,6 +13,17 @@ void mix(std::uint64_t& h, std::uint64_t v) {
 }
 
 }  // namespace
+
+UniqueFunction<void()> watched_body(UniqueFunction<void()> body, std::shared_ptr<std::atomic<bool>> ended) {
+  return [b = std::move(body), ended = std::move(ended)]() mutable {
+    try {
+      b();
+    } catch (const ProcessExit&) {
+    }
+    b = nullptr;  // the endpoints go here, as the runtime would destroy them right after
+    ended->store(true, std::memory_order_release);
+  };
+}
 
 WatchSample RankWatch::sample() const {
   WatchSample s;

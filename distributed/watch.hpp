@@ -28,6 +28,7 @@
 
 #include "channels/channel_base.hpp"
 #include "distributed/link.hpp"
+#include "runtime/unique_function.hpp"
 
 namespace kpn::distributed {
 
@@ -40,6 +41,18 @@ struct WatchSample {
   std::size_t full_capacity = 0;
   std::string full_name;
 };
+
+// `body`, wrapped so that `ended` is set once the process has ended *and released its channel ends*: the
+// body returns, its captures (the endpoints) are destroyed, which closes the channels it writes (an
+// Outbox's close queues its link, so the EOS counts as something to send) and detaches those it reads (a
+// cross-rank one posts BROKEN), and only then the flag is set. Set any earlier, the sample would skip the
+// process while a close it owes is not yet posted anywhere: its reader, waiting, and every other rank
+// quiet, two rounds could find nothing moving and declare a deadlock that the close was about to end.
+// A body that ends by ProcessExit (BrokenChannel among others) ended normally: the same. A body that
+// fails or is cancelled propagates as it would unwrapped, its captures left to the runtime (which stops
+// the network before they go) and `ended` unset: its rank never looks stalled again, and the network is
+// stopping anyway.
+UniqueFunction<void()> watched_body(UniqueFunction<void()> body, std::shared_ptr<std::atomic<bool>> ended);
 
 class RankWatch {
  public:

@@ -1,0 +1,62 @@
+// The deadlock check across ranks (distributed/watch.hpp) skips a process once it has ended. "Ended" must
+// mean that its channel ends are gone too: a writer that counted as ended while its close was not yet
+// posted let two quiet rounds declare a deadlock that the close was about to end (a reader on another
+// rank waiting for the end of its stream). No MPI is started here: the wrapper is a plain function.
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <memory>
+#include <stdexcept>
+
+#include "distributed/watch.hpp"
+#include "runtime/process_exit.hpp"
+
+namespace d = kpn::distributed;
+
+namespace {
+
+// Stands for a body's channel endpoint: notes, when it goes, whether the process already counted as ended.
+struct Endpoint {
+  std::shared_ptr<std::atomic<bool>> ended;
+  std::shared_ptr<int> destroyed_while_ended;  // -1: not destroyed yet; 0 or 1: the flag then
+  Endpoint(std::shared_ptr<std::atomic<bool>> e, std::shared_ptr<int> d) : ended(std::move(e)), destroyed_while_ended(std::move(d)) {}
+  Endpoint(Endpoint&& o) noexcept : ended(std::move(o.ended)), destroyed_while_ended(std::move(o.destroyed_while_ended)) {}
+  Endpoint(const Endpoint&) = delete;
+  ~Endpoint() {
+    if (destroyed_while_ended) *destroyed_while_ended = ended->load() ? 1 : 0;
+  }
+};
+
+struct Fixture {
+  std::shared_ptr<std::atomic<bool>> ended = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<int> seen = std::make_shared<int>(-1);
+};
+
+}  // namespace
+
+TEST_CASE("a watched process counts as ended only once its channel ends are destroyed", "[distributed][watch]") {
+  Fixture f;
+  auto body = d::watched_body([e = Endpoint(f.ended, f.seen)] {}, f.ended);
+  body();
+  CHECK(*f.seen == 0);  // the endpoint went while the process did not yet count as ended
+  CHECK(f.ended->load());
+}
+
+TEST_CASE("a watched process that ends by ProcessExit counts as ended, its ends released first", "[distributed][watch]") {
+  Fixture f;
+  auto body = d::watched_body([e = Endpoint(f.ended, f.seen)] { throw kpn::ProcessExit{}; }, f.ended);
+  CHECK_NOTHROW(body());
+  CHECK(*f.seen == 0);
+  CHECK(f.ended->load());
+}
+
+TEST_CASE("a watched process that fails propagates its error and leaves its ends to the runtime", "[distributed][watch]") {
+  Fixture f;
+  auto body = d::watched_body([e = Endpoint(f.ended, f.seen)] { throw std::runtime_error("boom"); }, f.ended);
+  CHECK_THROWS_AS(body(), std::runtime_error);
+  CHECK(*f.seen == -1);  // the runtime stops the network before the endpoints go (process.cpp)
+  CHECK_FALSE(f.ended->load());
+  body = nullptr;
+  CHECK(*f.seen == 0);
+}
