@@ -22,6 +22,8 @@ ChannelSnapshot BoundedCore::snapshot_locked() const {
   s.reader_waiting_parks = r.parks;
   s.writer_waiting = w.id;
   s.writer_waiting_parks = w.parks;
+  s.reader_waiting_timed = r.timed;
+  s.writer_waiting_timed = w.timed;
   s.writer = writer_id_;
   s.reader = reader_id_;
   s.writer_name = writer_name_;

@@ -46,7 +46,9 @@ WatchSample RankWatch::sample() const {
       const ChannelSnapshot snap = channel->snapshot();
       const ProcessId waiter = writes ? snap.writer_waiting : snap.reader_waiting;
       const ProcessId user = writes ? snap.writer : snap.reader;
-      if (waiter != 0 && waiter == user) {
+      // A wait with a deadline ends by its timer, if by nothing else: such a process is not stalled.
+      const bool timed = writes ? snap.writer_waiting_timed : snap.reader_waiting_timed;
+      if (waiter != 0 && waiter == user && !timed) {
         waits = true;
         if (writes && snap.size >= snap.capacity && (s.full == nullptr || snap.capacity < s.full_capacity)) {
           s.full = channel;

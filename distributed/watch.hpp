@@ -5,8 +5,9 @@
 // channels (the snapshot shows it in the waiter slot of its side), no writer's end of a cross-rank channel
 // is queued for the communication thread (link.hpp), and the thread has nothing else queued to send
 // (what arrives is delivered by the thread itself, which also takes the sample). A process running,
-// ready, sleeping, in a blocking call or waiting on a channel it created at run time is not waiting on
-// its declared channels, so its rank is not stalled: the check errs towards "still running", never
+// ready, sleeping, in a blocking call, waiting with a deadline (read_for, write_for, a select with a
+// timeout: its timer will ready it) or waiting on a channel it created at run time is not stalled on its
+// declared channels, so its rank is not stalled: the check errs towards "still running", never
 // towards a deadlock. The fingerprint covers every channel's message count, length and waiters' park
 // counts: equal fingerprints in two samples mean that nothing moved in between.
 //

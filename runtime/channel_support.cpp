@@ -24,7 +24,9 @@ bool current_must_unwind() noexcept {
 
 WaiterInfo waiter_info(const Process* waiter) noexcept {
   if (waiter == nullptr) return {};
-  return {waiter->id(), waiter->park_count()};
+  // timed_ is stored before the waiter is published in its slot, both under the slot's lock (timed_wait.cpp,
+  // multi_wait.cpp), and cleared only after it has left the slot: under that lock it is the wait's.
+  return {waiter->id(), waiter->park_count(), waiter->waits_with_timer()};
 }
 
 }  // namespace kpn

@@ -29,6 +29,7 @@ KPN_EXPORT void register_with_current_run(std::shared_ptr<ChannelView> channel);
 struct WaiterInfo {
   ProcessId id = 0;
   std::uint64_t parks = 0;
+  bool timed = false;  // a wait with a deadline (Process::waits_with_timer)
 };
 KPN_EXPORT WaiterInfo waiter_info(const Process* waiter) noexcept;
 

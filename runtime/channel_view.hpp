@@ -27,6 +27,10 @@ struct KPN_EXPORT ChannelSnapshot {
   // counts in two snapshots mean the waiter stayed in its slot in between (deadlock_monitor.hpp).
   std::uint64_t reader_waiting_parks = 0;
   std::uint64_t writer_waiting_parks = 0;
+  // Whether each waiter waits with a deadline (read_for, write_for, a select with a timeout): its timer
+  // will ready it, so it waits for no one forever (read under the lock too).
+  bool reader_waiting_timed = false;
+  bool writer_waiting_timed = false;
   // The processes at each end: the id once an endpoint has been used (0 before), and the name, declared
   // by whoever built the network or recorded at first use ("" if unknown).
   ProcessId writer = 0;

@@ -6,8 +6,12 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <stdexcept>
+
+#include <kpn.hpp>
 
 #include "distributed/watch.hpp"
 #include "runtime/process_exit.hpp"
@@ -59,4 +63,39 @@ TEST_CASE("a watched process that fails propagates its error and leaves its ends
   CHECK_FALSE(f.ended->load());
   body = nullptr;
   CHECK(*f.seen == 0);
+}
+
+TEST_CASE("a rank whose process waits on its channel with a deadline is not stalled, one without a deadline is",
+          "[distributed][watch]") {
+  using namespace std::chrono_literals;
+  for (const bool timed : {false, true}) {
+    CAPTURE(timed);
+    kpn::Network net;
+    auto [tx, rx] = net.channel<int>(1, "in");
+    auto channel = std::dynamic_pointer_cast<kpn::ChannelBase>(net.channels().back());
+    REQUIRE(channel != nullptr);
+    d::RankWatch watch;
+    watch.add_channel(channel);
+    auto ended = std::make_shared<std::atomic<bool>>(false);
+    watch.add_process({"reader", {{channel, false}}, ended});
+    net.process("reader", d::watched_body(
+                              [rx = std::move(rx), timed]() mutable {
+                                if (timed) {
+                                  (void)rx.read_for(30s);  // the message comes first: the timer never fires
+                                } else {
+                                  (void)rx.read();
+                                }
+                              },
+                              ended));
+    std::optional<bool> stalled;
+    net.process("probe", [tx = std::move(tx), channel, &watch, &stalled]() mutable {
+      while (channel->snapshot().reader_waiting == 0) kpn::sleep_for(1ms);
+      stalled = watch.sample().stalled;
+      tx.write(1);
+    });
+    kpn::Runtime({.cpus = 1}).run(net);
+    REQUIRE(stalled.has_value());
+    CHECK(*stalled == !timed);
+    CHECK(ended->load());
+  }
 }
