@@ -59,14 +59,18 @@ Comm::Status Comm::local_status(bool done, std::uint64_t round) {
   st.done = done;
   st.sent = channel_sent_;
   st.received = channel_received_;
+  // Not stalled while it has something to send: a rank that is done may still owe a BROKEN (a reader that
+  // ended before its stream did) or credits, which a writer elsewhere waits for.
+  {
+    std::lock_guard g(mutex_);
+    if (!outgoing_.empty() || !ready_.empty() || !credits_.empty()) return st;
+  }
   if (done || watch_ == nullptr) {
     st.stalled = done;  // a rank that is done never changes again; one that has no watch never says so
     return st;
   }
-  {
-    std::lock_guard g(mutex_);
-    if (!outgoing_.empty() || !ready_.empty() || !credits_.empty()) return st;  // not stalled: it has something to send
-  }
+  // A growth rank 0 ordered that the link poller has not applied yet (grow_candidate) will wake a writer.
+  if (growth_pending_.load(std::memory_order_acquire)) return st;
   // Sends still in flight need no look here: a channel message sent and not received makes the round's
   // totals differ (and a PROBE or STATUS is no channel traffic).
   WatchSample s = watch_->sample();
