@@ -151,6 +151,8 @@ Outcome run(Session& session, const NetworkSource& source, const RunOptions& opt
   if (agreed(code) != kExitOk) return out;
 
   comm.on_remote_failure([&runtime] { runtime->interrupt(); });
+  part->watch->count_live([&runtime] { return runtime->live_processes(); },
+                          [&comm, pollers = static_cast<std::int64_t>(part->pollers)] { return comm.links_over() ? 0 : pollers; });
   comm.set_watch(part->watch.get());
   comm.set_max_capacity(opt.runtime.max_capacity);
   comm.set_peer_timeout(std::chrono::milliseconds(static_cast<std::int64_t>(opt.peer_timeout_s * 1000.0)));

@@ -39,8 +39,10 @@ WatchSample RankWatch::sample() const {
     mix(h, snap.writer_waiting);
   }
   s.fingerprint = h;
+  std::int64_t unended = 0;
   for (const auto& p : processes_) {
     if (p.ended->load(std::memory_order_acquire)) continue;
+    ++unended;
     bool waits = false;
     for (const auto& [channel, writes] : p.ports) {
       const ChannelSnapshot snap = channel->snapshot();
@@ -62,6 +64,16 @@ WatchSample RankWatch::sample() const {
       }
     }
     if (!waits) s.stalled = false;
+  }
+  // A spawned process: read after the slots, so that a waiter seen in its slot has its spawns counted (the
+  // spawn came before its park, which the slot's lock orders before this look), and the run's count before
+  // the pollers' (a poller ends only after the links are over, so one counted out by pollers() was not
+  // alive when live() was read, or is counted in both). Either race counts a process too many: a false
+  // "not stalled", never a false stall. A declared process that has ended but not yet exited counts too.
+  if (s.stalled && live_) {
+    const std::int64_t live = live_();
+    const std::int64_t pollers = pollers_ ? pollers_() : 0;
+    if (live > unended + pollers) s.stalled = false;
   }
   // A writer's end queued for the communication thread holds a message (or its close) not yet looked at.
   // The sample is taken on that thread, between its looks, so a delivery is never half done here.

@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +67,14 @@ class RankWatch {
   void add_process(Process p) { processes_.push_back(std::move(p)); }
   void add_channel(std::shared_ptr<ChannelBase> c) { channels_.push_back(std::move(c)); }
   void add_links(const std::vector<OutLink*>& out) { out_ = out; }
+  // Processes the watch does not declare: `live` counts the run's unfinished processes (Runtime::
+  // live_processes), `pollers` the link pollers among them that are still alive (links not over). A rank
+  // with more live processes than its declared unended ones and its pollers has a spawned process
+  // (kpn::spawn), which may be running: it is not stalled. Without them the watch sees declared processes only.
+  void count_live(std::function<std::int64_t()> live, std::function<std::int64_t()> pollers) {
+    live_ = std::move(live);
+    pollers_ = std::move(pollers);
+  }
   // From the communication thread, while the network runs.
   WatchSample sample() const;
 
@@ -73,6 +82,8 @@ class RankWatch {
   std::vector<Process> processes_;
   std::vector<std::shared_ptr<ChannelBase>> channels_;
   std::vector<OutLink*> out_;
+  std::function<std::int64_t()> live_;
+  std::function<std::int64_t()> pollers_;
 };
 
 }  // namespace kpn::distributed

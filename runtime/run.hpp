@@ -51,6 +51,8 @@ class Run final : public SchedulerContext {
   ProcessGraph live_graph() override;
   void for_each_live_process(const std::function<void(Process&)>& visit) override;
   IdleWorkers& idle_workers() noexcept override { return shared_.idle; }
+  // Processes that have not finished (quiescence.hpp: live), from any thread.
+  std::int64_t live_processes() const noexcept { return shared_.quiescence.live(); }
 
  private:
   void run_workers();

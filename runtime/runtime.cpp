@@ -85,6 +85,15 @@ std::size_t Runtime::with_run(const char* what, F f) {
   return f(*run);
 }
 
+std::int64_t Runtime::live_processes() noexcept {
+  // Counted in as interrupt() is, so that run() does not destroy the run under us.
+  interrupters_.fetch_add(1, std::memory_order_seq_cst);
+  const Run* run = current_run_.load(std::memory_order_seq_cst);
+  const std::int64_t live = run != nullptr ? run->live_processes() : 0;
+  interrupters_.fetch_sub(1, std::memory_order_seq_cst);
+  return live;
+}
+
 std::size_t Runtime::cancel(std::string_view process_name) {
   return with_run("Runtime::cancel", [&](Run& r) { return r.cancel(0, process_name, 0, "Runtime::cancel"); });
 }

@@ -88,6 +88,11 @@ class KPN_EXPORT Runtime {
   std::size_t cancel(ProcessId id);
   std::size_t cancel_group(std::string_view group);
 
+  // How many processes of the running network have not finished (spawned ones included), 0 while no network
+  // runs. From any thread, processes included; a process that spawns counts its child before spawn returns.
+  // For a library watching a run from outside (the distributed layer's deadlock check across ranks).
+  std::int64_t live_processes() noexcept;
+
   unsigned cpus() const noexcept { return static_cast<unsigned>(pus_.size()); }
   const std::string& scheduler_name() const noexcept { return scheduler_name_; }
 

@@ -9,7 +9,8 @@ cases:
   broken          a reader that stops early on one rank ends its writer on another (BrokenChannel)
   failure         a process that throws on rank 1 stops rank 0 too; exit 1, the process named
   window          a capacity-1 channel across ranks stalls its writer; the JSON report merges the ranks
-  deadlock        a true deadlock spanning two ranks is reported within seconds (exit 1, status "deadlock")
+  deadlock        a true deadlock spanning two ranks is reported within seconds (exit 1, status "deadlock"); a
+                  tree of spawned processes computing on one rank is none
   lost            a rank killed (kill -9) or stopped (SIGSTOP) mid-run: the others end within seconds, non-zero,
                   naming it
   ranks           `rank:` on replicas (round-robin, a range, a list): the placement and the output; a range beyond
@@ -285,6 +286,13 @@ def case_deadlock(kpn_run, src):
                 check(json.load(f).get("status") == "deadlock", "the report's status is deadlock")
         else:
             check(False, "a deadlock across two ranks: rank 0 writes the report")
+
+    # No false one: a tree of spawned processes computing for a second or more on one rank, whose only
+    # declared process ended after spawning the root's children, while the other rank has nothing to do.
+    tree = os.path.join(src, "configs", "tree.yaml")
+    p = run(mpirun(2, [kpn_run, tree, "--distributed", "-q", "--cpus", "1", "--set", "depth=13", "--set", "work_us=100"]))
+    check(p.returncode == 0 and lines(p.stdout) == ["root: nodes=16383"],
+          "spawned processes running on one rank are no deadlock across ranks", p)
 
 
 class Started:

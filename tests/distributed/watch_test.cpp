@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include <kpn.hpp>
 
@@ -98,4 +99,59 @@ TEST_CASE("a rank whose process waits on its channel with a deadline is not stal
     CHECK(*stalled == !timed);
     CHECK(ended->load());
   }
+}
+
+TEST_CASE("a rank with a spawned process alive is not stalled; once the process has finished, the rank is",
+          "[distributed][watch]") {
+  using namespace std::chrono_literals;
+  kpn::Network net;
+  auto [tx, rx] = net.channel<int>(1, "in");
+  auto channel = std::dynamic_pointer_cast<kpn::ChannelBase>(net.channels().back());
+  REQUIRE(channel != nullptr);
+  d::RankWatch watch;
+  watch.add_channel(channel);
+  auto ended = std::make_shared<std::atomic<bool>>(false);
+  watch.add_process({"reader", {{channel, false}}, ended});
+  std::atomic<bool> release_helper{false};
+  std::atomic<bool> stop_keeper{false};
+  // The reader spawns a helper, undeclared, then waits on its declared channel (its writer's end is held
+  // outside the run, so nothing ever comes). The keeper stands for a rank's link poller: it keeps the
+  // runtime from taking the lone waiter for a deadlock of its own, and the watch is told of it as a poller.
+  net.process("reader", d::watched_body(
+                            [rx = std::move(rx), &release_helper]() mutable {
+                              kpn::spawn("helper", [&release_helper] {
+                                while (!release_helper.load()) kpn::sleep_for(1ms);
+                              });
+                              (void)rx.read();
+                            },
+                            ended));
+  net.process("keeper", [&stop_keeper] {
+    while (!stop_keeper.load()) kpn::sleep_for(1ms);
+  });
+  kpn::Runtime runtime({.cpus = 1});
+  watch.count_live([&runtime] { return runtime.live_processes(); }, [] { return std::int64_t{1}; });
+  std::thread run([&] {
+    try {
+      runtime.run(net);
+    } catch (const kpn::RunError&) {  // the interrupt below
+    }
+  });
+  // From outside the run, as the communication thread samples.
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  auto wait_for = [&](auto done) {
+    while (!done() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+    return done();
+  };
+  const bool reader_waits = wait_for([&] { return channel->snapshot().reader_waiting != 0; });
+  const bool with_helper = watch.sample().stalled;
+  release_helper = true;
+  const bool helper_gone = wait_for([&] { return runtime.live_processes() == 2; });
+  const bool without_helper = watch.sample().stalled;
+  runtime.interrupt();
+  stop_keeper = true;
+  run.join();
+  REQUIRE(reader_waits);
+  CHECK_FALSE(with_helper);
+  REQUIRE(helper_gone);
+  CHECK(without_helper);
 }
