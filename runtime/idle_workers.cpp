@@ -127,8 +127,12 @@ void IdleWorkers::notify_work() noexcept {
 
 bool IdleWorkers::notify_worker(unsigned index) noexcept {
   fence();
-  const std::uint32_t state = words_[index].state.load(std::memory_order_relaxed);
+  Word& w = words_[index];
+  const std::uint32_t state = w.state.load(std::memory_order_relaxed);
   if (state == kAwake) return false;  // it looks at its queue at its next scheduling point
+  // A spinning worker that watches where this work shows sees it itself, or sees it after its own fence
+  // if it stops spinning first (header: watched words): the waker writes none of its lines.
+  if (state == kSpinning && w.watched != nullptr) return true;
   // Announced: this call wakes it (not as a searcher: searching_ counts only the searchers notify_work
   // made or try_start_searching admitted), or another waker does, or it takes itself back having seen
   // the work.
@@ -190,7 +194,7 @@ bool IdleWorkers::withdraw(unsigned index) noexcept {
   return seen == kNotified;
 }
 
-bool IdleWorkers::spin(unsigned index, std::int64_t began_ns) noexcept {
+IdleWorkers::SpinEnd IdleWorkers::spin(unsigned index, std::int64_t began_ns) noexcept {
   Word& w = words_[index];
   std::int64_t until = began_ns + w.spin_ns;
   // A timer due within the window ends it (the futex phase then sees the deadline passed and returns to the
@@ -199,11 +203,34 @@ bool IdleWorkers::spin(unsigned index, std::int64_t began_ns) noexcept {
   if (timers_ != nullptr) until = std::min(until, timers_->load(std::memory_order_relaxed));
   for (;;) {
     for (int i = 0; i < 16; ++i) {
-      if (w.state.load(std::memory_order_acquire) != kSpinning) return true;
+      if (w.state.load(std::memory_order_acquire) != kSpinning) return SpinEnd::kWoken;
+      if (watched_work(index)) return SpinEnd::kWatched;
       cpu_relax();
     }
-    if (steady_ns() >= until) return false;
+    if (steady_ns() >= until) return SpinEnd::kTimedOut;
   }
+}
+
+bool IdleWorkers::end_on_watched(unsigned index, std::int64_t began_ns, std::int64_t slept_at) noexcept {
+  Word& w = words_[index];
+  std::uint32_t seen;
+  const bool own = take_announcement(w, kAwake, seen);
+  // Otherwise a waker's claim got here first and owns the wake-up (it counted it); obey it.
+  if (!own) w.state.store(kAwake, std::memory_order_relaxed);
+  if (own) w.wakeups.store(w.wakeups.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  return woken(w, own ? kRetimed : seen, began_ns, slept_at);
+}
+
+bool IdleWorkers::woken(Word& w, std::uint32_t why, std::int64_t began_ns, std::int64_t slept_at) noexcept {
+  if (TraceBuffer* const trace = kTracingCompiledIn ? current_trace_buffer() : nullptr) {
+    trace->add({slept_at, trace->now() - slept_at, 0, 0, nullptr, 0, TraceKind::Sleep, 0});
+  }
+  const bool stopping = stopping_.load(std::memory_order_acquire);
+  // A waker ended the sleep (the stop's wake_all sets Notified too: not a wake-up to learn from).
+  w.last_sleep_ns = stopping ? -1 : steady_ns() - began_ns;
+  w.unconfirmed = !stopping;
+  w.nap_ns = kNapFloorNs;  // a waker ended it: the worker is needed again
+  return why == kNotified && !stopping;
 }
 
 std::int64_t IdleWorkers::watch_deadline() noexcept {
@@ -226,9 +253,17 @@ bool IdleWorkers::wait(unsigned index) noexcept {
   bool watching = false;
   bool timed_out = false;
   bool napped = false;
+  const SpinEnd end = spin(index, began);
+  if (end == SpinEnd::kWatched) return end_on_watched(index, began, slept_at);
   std::uint32_t spinning = kSpinning;
-  if (!spin(index, began) &&
+  if (end == SpinEnd::kTimedOut &&
       w.state.compare_exchange_strong(spinning, kSleeping, std::memory_order_acq_rel, std::memory_order_acquire)) {
+    // The worker's store / fence / load against notify_worker's, which left a spinning watcher alone
+    // (header: watched words).
+    if (w.watched != nullptr) {
+      fence();
+      if (watched_work(index)) return end_on_watched(index, began, slept_at);
+    }
     w.sleeps.store(w.sleeps.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
   while (w.state.load(std::memory_order_acquire) == kSleeping) {
@@ -254,10 +289,10 @@ bool IdleWorkers::wait(unsigned index) noexcept {
     watch_deadline_.store(kNoDeadline, std::memory_order_relaxed);
     watcher_.store(-1, std::memory_order_seq_cst);
   }
-  if (trace != nullptr) trace->add({slept_at, trace->now() - slept_at, 0, 0, nullptr, 0, TraceKind::Sleep, 0});
   // A timer is due, or the nap is over: back to the worker loop, whose scheduling point fires the timer
   // and whose policy looks once (unless a waker got here first).
   if (timed_out) {
+    if (trace != nullptr) trace->add({slept_at, trace->now() - slept_at, 0, 0, nullptr, 0, TraceKind::Sleep, 0});
     const bool notified = withdraw(index);
     // Only a nap that ended by itself counts as one (a waker's wake-up resets the nap below, next time).
     w.napped = napped && !notified;
@@ -266,12 +301,7 @@ bool IdleWorkers::wait(unsigned index) noexcept {
   }
   const std::uint32_t why = w.state.load(std::memory_order_acquire);
   w.state.store(kAwake, std::memory_order_relaxed);
-  const bool stopping = stopping_.load(std::memory_order_acquire);
-  // A waker ended the sleep (the stop's wake_all sets Notified too: not a wake-up to learn from).
-  w.last_sleep_ns = stopping ? -1 : steady_ns() - began;
-  w.unconfirmed = !stopping;
-  w.nap_ns = kNapFloorNs;  // a waker ended it: the worker is needed again
-  return why == kNotified && !stopping;
+  return woken(w, why, began, slept_at);
 }
 
 void IdleWorkers::timer_added(std::int64_t deadline_ns) noexcept {

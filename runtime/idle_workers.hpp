@@ -78,10 +78,22 @@
 // as no searcher: searching_ counts only the searchers notify_work made or try_start_searching admitted).
 // A woken watcher gives the watch up, as under notify_work; the next worker to sleep takes it.
 //
+// Watched words (watch(), for a policy whose notify_worker work always shows in one word of the worker's:
+// handoff's run queue size). A worker that spins also reads its watched word, and ends its spin itself when
+// the word is non-zero: notify_worker then leaves a Spinning worker alone (no CAS on its word and no
+// decrement of the sleepers' count by the waker: on many CPUs a scatter-gather master otherwise pays both,
+// on two contended lines, for every worker at every round). Why nothing is lost: the waker stores the word,
+// fences, loads the state; the worker stores Sleeping (its CAS from Spinning), fences, loads the word
+// before it waits on its futex. If the waker read Spinning, its fence came before the worker's, so the
+// worker's load sees the word and it takes itself back instead of waiting; if it read Sleeping, it claims
+// the worker as before. A worker that sees its word during the spin takes itself back (Spinning -> Awake,
+// or it finds a waker's claim and obeys it) and counts the wake-up itself.
+//
 // wake_all() is async-signal-safe (atomics and the futex system call only): Runtime::interrupt() calls it
 // through StopState from a signal handler.
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -106,6 +118,12 @@ class KPN_EXPORT IdleWorkers {
   // it): it will look at its queue. False if it is awake (and looks at its queue at its next scheduling
   // point, which may be after a long computation).
   bool notify_worker(unsigned index) noexcept;
+
+  // Worker `index`'s spin also ends when `*word` is non-zero, and notify_worker(index) then leaves it
+  // spinning to see its work itself (header: watched words). Every notify_worker(index) must then follow
+  // a store that makes `*word` non-zero or a store that another look of the worker sees (has_work), with
+  // `*word` non-zero until the work is taken (by the worker, or by one that then runs it). Set before the workers start; null: none.
+  void watch(unsigned index, const std::atomic<std::size_t>* word) noexcept { words_[index].watched = word; }
 
   // Whether worker `index`'s last wait ended as a nap (header) and it has not found work or waited again
   // since. Called by the worker itself only.
@@ -169,6 +187,8 @@ class KPN_EXPORT IdleWorkers {
     // The worker's own too: its next nap's length, and whether its last wait ended as a nap.
     std::int64_t nap_ns = 0;
     bool napped = false;
+    // Set before the workers start (watch()), then read-only.
+    const std::atomic<std::size_t>* watched = nullptr;
     // Counts for the report, kept per word rather than in one shared counter: a waker increments the
     // word it has just claimed (its cache line is already the waker's), the worker its own sleeps.
     std::atomic<std::uint64_t> sleeps{0};
@@ -194,8 +214,19 @@ class KPN_EXPORT IdleWorkers {
   // its futex. False if it was not announced (awake, or another waker got there first).
   bool claim(unsigned index, std::uint32_t to) noexcept;
   // Spins on the worker's word while it is Spinning, for at most the worker's spin_ns from `began_ns` and
-  // not past the earliest timer's deadline. True if a waker changed the word (the worker is woken).
-  bool spin(unsigned index, std::int64_t began_ns) noexcept;
+  // not past the earliest timer's deadline, and while its watched word (if any) is zero.
+  enum class SpinEnd { kWoken, kWatched, kTimedOut };
+  SpinEnd spin(unsigned index, std::int64_t began_ns) noexcept;
+  // The worker saw its watched word: it takes itself back and returns what wait() returns.
+  bool end_on_watched(unsigned index, std::int64_t began_ns, std::int64_t slept_at) noexcept;
+  // A waker (or the worker's watched word, as kRetimed) ended worker `w`'s wait that began at `began_ns`:
+  // the adaptive spin's and the nap's bookkeeping; true if woken as a searcher.
+  bool woken(Word& w, std::uint32_t why, std::int64_t began_ns, std::int64_t slept_at) noexcept;
+  // Whether worker `index`'s watched word shows work.
+  bool watched_work(unsigned index) const noexcept {
+    const std::atomic<std::size_t>* word = words_[index].watched;
+    return word != nullptr && word->load(std::memory_order_relaxed) != 0;
+  }
   // Waits until woken, or until the earliest timer's deadline if it holds the watch; returns true if woken
   // as a searcher (by notify_work).
   bool wait(unsigned index) noexcept;

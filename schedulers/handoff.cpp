@@ -31,11 +31,14 @@ void HandoffScheduler::start(SchedulerContext& context) {
   slots_ = std::make_unique<Slot[]>(workers_.size());  // a new run forgets the last run's queues
   queued_words_ = (workers_.size() + 63) / 64;
   queued_ = std::make_unique<QueuedWord[]>(queued_words_);
+  idle_ = &context.idle_workers();
   // One worker has nobody to summarise for (and its queue fills and empties at every switch).
   for (std::size_t i = 0; i < workers_.size() && shared(); ++i) {
     slots_[i].queue.track_occupancy(&queued_[i / 64].bits, std::uint64_t{1} << (i % 64));
+    // notify_worker is called only by queue_at_home, after a push that filled this queue: a spinning home
+    // sees its queue's size itself, and the waker writes none of its lines.
+    idle_->watch(static_cast<unsigned>(i), &slots_[i].queue.size_word());
   }
-  idle_ = &context.idle_workers();
   // A hand-off whose waker computes on without having woken anyone is found by a napping worker.
   idle_->nap_while_others_run(true);
   long_run_ticks_ = std::uint64_t{config::kStaleNextUs} * cycle_clock::ticks_per_us();
@@ -83,7 +86,7 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
       Slot& home = slots_[static_cast<std::size_t>(last)];
       if (s.next.load(std::memory_order_relaxed) != nullptr || home.queue.size_hint() != 0 ||
           home.next.load(std::memory_order_relaxed) != nullptr) {
-        queue_at_home(p, static_cast<std::size_t>(last));
+        queue_at_home(s, p, static_cast<std::size_t>(last));
         return;
       }
     }
@@ -95,7 +98,7 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
       // Displaced by a later hand-off (a burst): home, if it came from another worker that is idle.
       const int from = displaced->last_worker();
       if (from >= 0 && from != waker->index() && idle_->idle(static_cast<unsigned>(from))) {
-        queue_at_home(*displaced, static_cast<std::size_t>(from));
+        queue_at_home(s, *displaced, static_cast<std::size_t>(from));
         return;
       }
       s.queue.push_back(displaced);
@@ -128,16 +131,22 @@ void HandoffScheduler::queue_gatherer(Slot& s, Process& p) {
   idle_->notify_work();
 }
 
-void HandoffScheduler::queue_at_home(Process& p, std::size_t home) {
+void HandoffScheduler::queue_at_home(Slot& s, Process& p, std::size_t home) {
   // Only the push that fills an empty queue wakes anyone. After it, the home worker is awake or being woken
   // (or took its sleep back, having seen the entry: idle_workers.hpp), and it cannot sleep again before the
   // queue is empty, which means this entry was taken too: every pop that empties the queue after this push
   // takes it, and whoever takes a process runs it. A burst of pushes then costs one wake-up, not one fence
   // and one cross-CPU load per process.
   if (!slots_[home].queue.push_back(&p)) return;
-  // An idle home is woken for it (no searcher needed); a busy one may be inside a long computation, so any
-  // idle worker may take it.
-  if (!idle_->notify_worker(static_cast<unsigned>(home))) idle_->notify_work();
+  // An idle home is woken for it (no searcher needed).
+  if (idle_->notify_worker(static_cast<unsigned>(home))) return;
+  // A busy home may be inside a long computation, so an idle worker should be free to take it: the waker
+  // owes a notify_work, paid at its next switch (take_local), once for the whole burst rather than once
+  // per process. Paid at once, each is a fence, loads of the shared counts, often a scan of every worker's
+  // word and a claim (on 8 and 16 CPUs at 1 us per message a scatter-gather master spent a fifth of its
+  // time on them). Until then the home takes the process at its own next switch, and a napping worker
+  // within a nap (idle_workers.hpp); a waker that computes long after its burst delays only that.
+  s.owes_notify = true;
 }
 
 bool HandoffScheduler::runs_long(const Process* waker) const noexcept {
@@ -165,6 +174,11 @@ Process* HandoffScheduler::pick_local(Worker& w) { return take_local(slot(w), tr
 // `racy`: a queue whose size hint says empty is not locked (a direct switch then goes through the loop,
 // whose pick_next looks again under the lock).
 Process* HandoffScheduler::take_local(Slot& s, bool racy) {
+  if (s.owes_notify) [[unlikely]] {
+    // A burst's wake-up (queue_at_home), due now that its waker has switched out.
+    s.owes_notify = false;
+    idle_->notify_work();
+  }
   if (s.tail_began != 0) {
     // The long-running waker of the last hand-off has switched out: how long it kept the next slot waiting.
     const std::uint64_t tail = cycle_clock::now() - s.tail_began;

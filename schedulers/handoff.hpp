@@ -15,7 +15,8 @@
 //   A process readied in a burst (its waker's next slot is already taken) goes home to the worker it last
 //   ran on, and one displaced from the slot goes home if that worker is idle: an idle home is woken for it
 //   and takes it from its own queue without a steal (a scatter-gather master's workers stay where they ran
-//   last round).
+//   last round); a spinning home sees its queue fill by itself (IdleWorkers::watch). For a busy home an
+//   idle worker is woken to search once per burst, at the waker's next switch.
 //   Queues are FIFO. Spawned and yielding processes go to the back of their worker's queue; the initial
 //   network is dealt round-robin. A process unblocked from outside the run's workers (the deadlock monitor
 //   growing a channel) goes to the queue of the worker it last ran on.
@@ -95,6 +96,7 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
     bool searching = false;
     bool sighted = false;  // its last search round saw a process in a victim's next slot (not yet stale)
     bool woken = false;    // it slept, and has not run anything since (IdleWorkers::woke_to_work)
+    bool owes_notify = false;  // a burst pushed to a busy home owes a notify_work at the next switch
     std::vector<Sighting> seen;  // per victim
     // Written by the worker (relaxed, no contention), summed after the run.
     std::atomic<std::uint64_t> handoffs{0};
@@ -118,8 +120,9 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   [[gnu::noinline]] void found_after_idle(Slot& s);
   // Queues a woken process whose last run readied nobody behind the waker's queue (on_unblock's cold path).
   [[gnu::noinline]] void queue_gatherer(Slot& s, Process& p);
-  // Queues `p` at `home` (another worker than the waker's) and wakes that worker if it sleeps, else any.
-  void queue_at_home(Process& p, std::size_t home);
+  // Queues `p` at `home` (another worker than the waker's, whose slot is `s`) and wakes that worker if it
+  // sleeps, else any at the waker's next switch.
+  void queue_at_home(Slot& s, Process& p, std::size_t home);
   // A victim's next slot, if it has sat there since this thief's last look with no switch on the victim.
   Process* take_stale_next(Slot& mine, std::size_t victim);
   // Whether any queue, or any queue but worker `self`'s, holds a process: one load per 64 workers of the

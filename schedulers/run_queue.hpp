@@ -64,6 +64,9 @@ class RunQueue {
   }
   // A racy hint for policies and reports; exact only while the queue is quiescent.
   std::size_t size_hint() const noexcept { return approx_size_.load(std::memory_order_relaxed); }
+  // The word size_hint reads, for a sleeper to watch (IdleWorkers::watch): written under the lock by every
+  // push and pop, so a push into an empty queue makes it non-zero before the pusher's later fences.
+  const std::atomic<std::size_t>& size_word() const noexcept { return approx_size_; }
 
   // Keeps `bit` of `*word` set exactly while the queue holds an entry, for a policy's summary of which
   // queues have work (handoff). Set once, while the queue is empty and before any other thread uses it.

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include <kpn.hpp>
 
@@ -36,6 +37,22 @@ struct Endpoint {
 struct Fixture {
   std::shared_ptr<std::atomic<bool>> ended = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<int> seen = std::make_shared<int>(-1);
+};
+
+// A network with one channel "in" and a rank's watch that knows it and its declared reader, "reader"
+// (whose body the test adds, wrapped with `ended`).
+struct WatchedReader {
+  kpn::Network net;
+  std::pair<kpn::Writer<int>, kpn::Reader<int>> ends = net.channel<int>(1, "in");
+  std::shared_ptr<kpn::ChannelBase> channel = std::dynamic_pointer_cast<kpn::ChannelBase>(net.channels().back());
+  d::RankWatch watch;
+  std::shared_ptr<std::atomic<bool>> ended = std::make_shared<std::atomic<bool>>(false);
+
+  WatchedReader() {
+    REQUIRE(channel != nullptr);
+    watch.add_channel(channel);
+    watch.add_process({"reader", {{channel, false}}, ended});
+  }
 };
 
 }  // namespace
@@ -71,14 +88,9 @@ TEST_CASE("a rank whose process waits on its channel with a deadline is not stal
   using namespace std::chrono_literals;
   for (const bool timed : {false, true}) {
     CAPTURE(timed);
-    kpn::Network net;
-    auto [tx, rx] = net.channel<int>(1, "in");
-    auto channel = std::dynamic_pointer_cast<kpn::ChannelBase>(net.channels().back());
-    REQUIRE(channel != nullptr);
-    d::RankWatch watch;
-    watch.add_channel(channel);
-    auto ended = std::make_shared<std::atomic<bool>>(false);
-    watch.add_process({"reader", {{channel, false}}, ended});
+    WatchedReader r;
+    auto& [net, ends, channel, watch, ended] = r;
+    auto& [tx, rx] = ends;
     net.process("reader", d::watched_body(
                               [rx = std::move(rx), timed]() mutable {
                                 if (timed) {
@@ -104,14 +116,9 @@ TEST_CASE("a rank whose process waits on its channel with a deadline is not stal
 TEST_CASE("a rank with a spawned process alive is not stalled; once the process has finished, the rank is",
           "[distributed][watch]") {
   using namespace std::chrono_literals;
-  kpn::Network net;
-  auto [tx, rx] = net.channel<int>(1, "in");
-  auto channel = std::dynamic_pointer_cast<kpn::ChannelBase>(net.channels().back());
-  REQUIRE(channel != nullptr);
-  d::RankWatch watch;
-  watch.add_channel(channel);
-  auto ended = std::make_shared<std::atomic<bool>>(false);
-  watch.add_process({"reader", {{channel, false}}, ended});
+  WatchedReader r;
+  auto& [net, ends, channel, watch, ended] = r;
+  auto& rx = ends.second;
   std::atomic<bool> release_helper{false};
   std::atomic<bool> stop_keeper{false};
   // The reader spawns a helper, undeclared, then waits on its declared channel (its writer's end is held

@@ -3,7 +3,9 @@
 #include <atomic>
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <thread>
@@ -25,17 +27,22 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// Whether each worker's spin watches its own counter (IdleWorkers::watch, as handoff's workers watch their
+// run queue's size): notify_worker then leaves a spinning worker to see its token itself.
+enum class Watch { kNone, kOwnCounter };
+
 struct Pool {
-  explicit Pool(unsigned n) : idle(n), own(n) {
-    for (auto& c : own) c = std::make_unique<std::atomic<std::int64_t>>(0);
+  explicit Pool(unsigned n, Watch watch = Watch::kNone) : idle(n), own(n) {
+    for (auto& c : own) c = std::make_unique<std::atomic<std::size_t>>(0);
+    for (unsigned i = 0; i < n && watch == Watch::kOwnCounter; ++i) idle.watch(i, own[i].get());
   }
   kpn::IdleWorkers idle;
-  std::atomic<std::int64_t> shared{0};                          // anyone may take these
-  std::vector<std::unique_ptr<std::atomic<std::int64_t>>> own;  // only worker i takes from own[i]
+  std::atomic<std::size_t> shared{0};                          // anyone may take these
+  std::vector<std::unique_ptr<std::atomic<std::size_t>>> own;  // only worker i takes from own[i]
   std::atomic<std::int64_t> taken{0};
 
-  static bool take(std::atomic<std::int64_t>& c) {
-    std::int64_t n = c.load(std::memory_order_relaxed);
+  static bool take(std::atomic<std::size_t>& c) {
+    std::size_t n = c.load(std::memory_order_relaxed);
     while (n > 0) {
       if (c.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel)) return true;
     }
@@ -134,10 +141,12 @@ TEST_CASE("idle workers: work made runnable in bursts is always taken, whether t
 
 TEST_CASE("idle workers: work given to one worker wakes that worker, spinning or asleep", "[runtime][idle_workers]") {
   const unsigned workers = GENERATE(1u, 2u, 5u);
-  CAPTURE(workers);
-  Pool pool(workers);
+  const Watch watch = GENERATE(Watch::kNone, Watch::kOwnCounter);
+  CAPTURE(workers, watch == Watch::kOwnCounter);
+  Pool pool(workers, watch);
   CHECK(drive(pool, workers, 3000, 0, true));
 }
+
 
 TEST_CASE("idle workers: a worker that slept past its spin is woken by the futex", "[runtime][idle_workers]") {
   Pool pool(1);
@@ -310,4 +319,41 @@ TEST_CASE("idle workers: a stop reaches every worker, spinning or asleep", "[run
   pool.idle.wake_all();
   for (auto& t : threads) t.join();  // a worker that missed the stop would hang here (ctest's timeout)
   SUCCEED("every worker returned");
+}
+
+namespace {
+
+// Sets an environment variable for the life of the object (the idle spin's bounds are read when an
+// IdleWorkers is made).
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  const char* name_;
+};
+
+}  // namespace
+
+TEST_CASE("idle workers: a spinning worker that watches its counter is woken by the counter, not by the waker",
+          "[runtime][idle_workers]") {
+  // A one-second spin: the worker is still spinning through every step below.
+  const ScopedEnv floor("KPN_IDLE_SPIN_US", "1000000");
+  const ScopedEnv cap("KPN_IDLE_SPIN_MAX_US", "1000000");
+  Pool pool(1, Watch::kOwnCounter);
+  std::thread worker([&pool] { pool.work(0, 1); });
+  REQUIRE(wait_idle(pool, 0));
+  // A notify_worker with nothing in the counter: the waker leaves the spinning worker's word alone.
+  CHECK(pool.idle.notify_worker(0));
+  std::this_thread::sleep_for(2ms);
+  CHECK(pool.idle.wakeups() == 0);
+  CHECK(pool.idle.idle(0));
+  // The counter alone wakes it.
+  pool.own[0]->fetch_add(1, std::memory_order_relaxed);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (pool.taken.load() < 1 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(100us);
+  CHECK(pool.taken.load() == 1);
+  CHECK(pool.idle.wakeups() == 1);
+  CHECK(pool.idle.futex_wakes() == 0);
+  pool.stop.store(true, std::memory_order_release);
+  pool.idle.wake_all();
+  worker.join();
 }
