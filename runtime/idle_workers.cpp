@@ -211,20 +211,27 @@ IdleWorkers::SpinEnd IdleWorkers::spin(unsigned index, std::int64_t began_ns) no
   }
 }
 
-bool IdleWorkers::end_on_watched(unsigned index, std::int64_t began_ns, std::int64_t slept_at) noexcept {
+bool IdleWorkers::end_on_watched(unsigned index, std::int64_t began_ns, TraceBuffer* trace,
+                                 std::int64_t slept_at) noexcept {
   Word& w = words_[index];
   std::uint32_t seen;
-  const bool own = take_announcement(w, kAwake, seen);
-  // Otherwise a waker's claim got here first and owns the wake-up (it counted it); obey it.
-  if (!own) w.state.store(kAwake, std::memory_order_relaxed);
-  if (own) w.wakeups.store(w.wakeups.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  return woken(w, own ? kRetimed : seen, began_ns, slept_at);
+  if (take_announcement(w, kAwake, seen)) {
+    w.wakeups.store(w.wakeups.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    seen = kRetimed;  // woken by its word: no searcher
+  } else {
+    // A waker's claim got here first and owns the wake-up (it counted it); obey it.
+    w.state.store(kAwake, std::memory_order_relaxed);
+  }
+  return woken(w, seen, began_ns, trace, slept_at);
 }
 
-bool IdleWorkers::woken(Word& w, std::uint32_t why, std::int64_t began_ns, std::int64_t slept_at) noexcept {
-  if (TraceBuffer* const trace = kTracingCompiledIn ? current_trace_buffer() : nullptr) {
-    trace->add({slept_at, trace->now() - slept_at, 0, 0, nullptr, 0, TraceKind::Sleep, 0});
-  }
+void IdleWorkers::note_sleep(TraceBuffer* trace, std::int64_t slept_at) noexcept {
+  if (trace != nullptr) trace->add({slept_at, trace->now() - slept_at, 0, 0, nullptr, 0, TraceKind::Sleep, 0});
+}
+
+bool IdleWorkers::woken(Word& w, std::uint32_t why, std::int64_t began_ns, TraceBuffer* trace,
+                        std::int64_t slept_at) noexcept {
+  note_sleep(trace, slept_at);
   const bool stopping = stopping_.load(std::memory_order_acquire);
   // A waker ended the sleep (the stop's wake_all sets Notified too: not a wake-up to learn from).
   w.last_sleep_ns = stopping ? -1 : steady_ns() - began_ns;
@@ -254,7 +261,7 @@ bool IdleWorkers::wait(unsigned index) noexcept {
   bool timed_out = false;
   bool napped = false;
   const SpinEnd end = spin(index, began);
-  if (end == SpinEnd::kWatched) return end_on_watched(index, began, slept_at);
+  if (end == SpinEnd::kWatched) return end_on_watched(index, began, trace, slept_at);
   std::uint32_t spinning = kSpinning;
   if (end == SpinEnd::kTimedOut &&
       w.state.compare_exchange_strong(spinning, kSleeping, std::memory_order_acq_rel, std::memory_order_acquire)) {
@@ -262,7 +269,7 @@ bool IdleWorkers::wait(unsigned index) noexcept {
     // (header: watched words).
     if (w.watched != nullptr) {
       fence();
-      if (watched_work(index)) return end_on_watched(index, began, slept_at);
+      if (watched_work(index)) return end_on_watched(index, began, trace, slept_at);
     }
     w.sleeps.store(w.sleeps.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
@@ -292,7 +299,7 @@ bool IdleWorkers::wait(unsigned index) noexcept {
   // A timer is due, or the nap is over: back to the worker loop, whose scheduling point fires the timer
   // and whose policy looks once (unless a waker got here first).
   if (timed_out) {
-    if (trace != nullptr) trace->add({slept_at, trace->now() - slept_at, 0, 0, nullptr, 0, TraceKind::Sleep, 0});
+    note_sleep(trace, slept_at);
     const bool notified = withdraw(index);
     // Only a nap that ended by itself counts as one (a waker's wake-up resets the nap below, next time).
     w.napped = napped && !notified;
@@ -301,7 +308,7 @@ bool IdleWorkers::wait(unsigned index) noexcept {
   }
   const std::uint32_t why = w.state.load(std::memory_order_acquire);
   w.state.store(kAwake, std::memory_order_relaxed);
-  return woken(w, why, began, slept_at);
+  return woken(w, why, began, trace, slept_at);
 }
 
 void IdleWorkers::timer_added(std::int64_t deadline_ns) noexcept {

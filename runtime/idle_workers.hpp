@@ -103,6 +103,8 @@
 
 namespace kpn {
 
+class TraceBuffer;
+
 class KPN_EXPORT IdleWorkers {
  public:
   explicit IdleWorkers(unsigned workers);
@@ -122,7 +124,8 @@ class KPN_EXPORT IdleWorkers {
   // Worker `index`'s spin also ends when `*word` is non-zero, and notify_worker(index) then leaves it
   // spinning to see its work itself (header: watched words). Every notify_worker(index) must then follow
   // a store that makes `*word` non-zero or a store that another look of the worker sees (has_work), with
-  // `*word` non-zero until the work is taken (by the worker, or by one that then runs it). Set before the workers start; null: none.
+  // `*word` non-zero until the work is taken (by the worker, or by one that then runs it). Set before the
+  // workers start; null: none.
   void watch(unsigned index, const std::atomic<std::size_t>* word) noexcept { words_[index].watched = word; }
 
   // Whether worker `index`'s last wait ended as a nap (header) and it has not found work or waited again
@@ -218,10 +221,12 @@ class KPN_EXPORT IdleWorkers {
   enum class SpinEnd { kWoken, kWatched, kTimedOut };
   SpinEnd spin(unsigned index, std::int64_t began_ns) noexcept;
   // The worker saw its watched word: it takes itself back and returns what wait() returns.
-  bool end_on_watched(unsigned index, std::int64_t began_ns, std::int64_t slept_at) noexcept;
+  bool end_on_watched(unsigned index, std::int64_t began_ns, TraceBuffer* trace, std::int64_t slept_at) noexcept;
   // A waker (or the worker's watched word, as kRetimed) ended worker `w`'s wait that began at `began_ns`:
-  // the adaptive spin's and the nap's bookkeeping; true if woken as a searcher.
-  bool woken(Word& w, std::uint32_t why, std::int64_t began_ns, std::int64_t slept_at) noexcept;
+  // the trace's sleep, the adaptive spin's and the nap's bookkeeping; true if woken as a searcher.
+  bool woken(Word& w, std::uint32_t why, std::int64_t began_ns, TraceBuffer* trace, std::int64_t slept_at) noexcept;
+  // Records the sleep that began at `slept_at` in `trace` (null: not tracing).
+  static void note_sleep(TraceBuffer* trace, std::int64_t slept_at) noexcept;
   // Whether worker `index`'s watched word shows work.
   bool watched_work(unsigned index) const noexcept {
     const std::atomic<std::size_t>* word = words_[index].watched;
