@@ -1,9 +1,13 @@
 #pragma once
 // Helpers shared by the tests: the scheduler and worker-count matrix every behaviour is checked on.
 
+#include <filesystem>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
+
+#include <unistd.h>
 
 #include "runtime/config.hpp"
 #include "runtime/scheduler_registry.hpp"
@@ -53,5 +57,22 @@ inline std::vector<Config> all_configs() {
 // process runs until it blocks: some tests check the exact interleaving that follows. The test-only
 // "random" policy promises no order at all, so those checks skip it.
 inline bool in_declared_order(const Config& c) { return c.cpus == 1 && c.scheduler != "random"; }
+
+// A scratch directory for one test process, <tmp>/<prefix>-<pid>, removed with everything in it when the
+// process exits (ctest runs each test case as its own process: a directory left behind per case would
+// pile up in /tmp run after run).
+struct ScratchDir {
+  std::filesystem::path path;
+  explicit ScratchDir(std::string_view prefix)
+      : path(std::filesystem::temp_directory_path() / (std::string(prefix) + "-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
 
 }  // namespace kpn::test

@@ -28,6 +28,7 @@
 #include "networks/resolved.hpp"
 #include "networks/topology_error.hpp"
 #include "networks/yaml_loader.hpp"
+#include "support.hpp"
 
 namespace kpn::test {
 
@@ -89,19 +90,9 @@ inline std::string sink_line(const std::string& label, const std::vector<std::in
   return fmt::format("{}: count={} sum={} hash={:016x}", label, values.size(), sum, h);
 }
 
-// A scratch directory for this test process (removed at exit), and unique file names in it.
-struct ScratchDir {
-  std::filesystem::path path;
-  ScratchDir() : path(std::filesystem::temp_directory_path() / fmt::format("kpn-networks-tests-{}", ::getpid())) {
-    std::filesystem::create_directories(path);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-};
+// This test process's scratch directory (removed at exit), and unique file names in it.
 inline const std::filesystem::path& scratch_dir() {
-  static const ScratchDir dir;
+  static const kpn::test::ScratchDir dir("kpn-networks-tests");
   return dir.path;
 }
 inline std::filesystem::path scratch_file(const std::string& stem) {

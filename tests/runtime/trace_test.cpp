@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include <kpn.hpp>
 
 #include "support.hpp"
@@ -19,10 +17,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// In this test process's scratch directory, removed when the process exits.
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("kpn-trace-tests-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
+  static const kpn::test::ScratchDir dir("kpn-trace-tests");
+  return dir.path / name;
 }
 
 std::string read_text(const fs::path& p) {
