@@ -5,12 +5,12 @@
 #include <cstdlib>
 #include <ctime>
 
-#include "runtime/steady_time.hpp"
-
 #include "runtime/config.hpp"
 #include "runtime/cpu_relax.hpp"
 #include "runtime/current.hpp"
 #include "runtime/sanitizers.hpp"
+#include "runtime/single_writer.hpp"
+#include "runtime/steady_time.hpp"
 #include "runtime/trace_buffer.hpp"
 
 #include <linux/futex.h>
@@ -216,7 +216,7 @@ bool IdleWorkers::end_on_watched(unsigned index, std::int64_t began_ns, TraceBuf
   Word& w = words_[index];
   std::uint32_t seen;
   if (take_announcement(w, kAwake, seen)) {
-    w.wakeups.store(w.wakeups.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    add_single_writer(w.wakeups);
     seen = kRetimed;  // woken by its word: no searcher
   } else {
     // A waker's claim got here first and owns the wake-up (it counted it); obey it.
@@ -271,7 +271,7 @@ bool IdleWorkers::wait(unsigned index) noexcept {
       fence();
       if (watched_work(index)) return end_on_watched(index, began, trace, slept_at);
     }
-    w.sleeps.store(w.sleeps.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    add_single_writer(w.sleeps);
   }
   while (w.state.load(std::memory_order_acquire) == kSleeping) {
     if (!watching && timers_ != nullptr && timers_->load(std::memory_order_relaxed) != kNoDeadline) {

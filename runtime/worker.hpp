@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "runtime/single_writer.hpp"
 #include "runtime/trace_buffer.hpp"
 
 namespace kpn {
@@ -22,9 +23,7 @@ struct alignas(64) WorkerCounters {
   std::atomic<std::uint64_t> busy_ticks{0};
   std::atomic<std::uint64_t> idle_ticks{0};
 
-  static void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
-    c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-  }
+  static void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept { add_single_writer(c, by); }
 };
 
 class alignas(64) Worker {

@@ -1,7 +1,6 @@
 #include "schedulers/handoff.hpp"
 
 #include <array>
-#include <chrono>
 
 #include "runtime/config.hpp"
 #include "runtime/cpu_relax.hpp"
@@ -10,20 +9,11 @@
 #include "runtime/idle_workers.hpp"
 #include "runtime/process.hpp"
 #include "runtime/scheduler_registry.hpp"
+#include "runtime/single_writer.hpp"
+#include "runtime/steady_time.hpp"
 #include "runtime/worker.hpp"
 
 namespace kpn {
-namespace {
-
-std::int64_t now_ns() noexcept {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
-  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-}
-
-}  // namespace
 
 void HandoffScheduler::start(SchedulerContext& context) {
   const auto workers = context.workers();
@@ -62,7 +52,7 @@ void HandoffScheduler::on_spawn(Process& p, Worker* spawner) {
 void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
   if (waker != nullptr && waker->index() >= 0) {
     Slot& s = slot(*waker);
-    bump(s.handoffs);
+    add_single_writer(s.handoffs);
     if (!shared()) {
       // One worker, so no thief: the slot is this thread's alone, and the worker is awake (it runs the waker).
       if (!p.readied_in_last_run()) return queue_gatherer(s, p);
@@ -237,7 +227,7 @@ Process* HandoffScheduler::steal(Worker& w, Slot& mine) {
   if (!mine.searching) {
     if (!idle_->try_start_searching()) return nullptr;
     mine.searching = true;
-    mine.search_began_ns = now_ns();
+    mine.search_began_ns = steady_ns();
   }
   const std::size_t first = static_cast<std::size_t>(w.next_random() % n);
   mine.sighted = false;
@@ -251,14 +241,14 @@ Process* HandoffScheduler::steal(Worker& w, Slot& mine) {
     if (v.queue.size_hint() > 0) got = v.queue.pop_front_half(batch.data(), batch.size());
     if (got > 0) {
       w.note_steal(static_cast<int>(victim), got);
-      bump(mine.stolen_processes, got);
+      add_single_writer(mine.stolen_processes, got);
       for (std::size_t i = 1; i < got; ++i) mine.queue.push_back(batch[i]);
       return batch[0];
     }
     Process* p = take_stale_next(mine, victim);
     w.note_steal(static_cast<int>(victim), p != nullptr ? 1 : 0);
     if (p != nullptr) {
-      bump(mine.next_steals);
+      add_single_writer(mine.next_steals);
       return p;
     }
   }
@@ -271,7 +261,7 @@ Process* HandoffScheduler::take_stale_next(Slot& mine, std::size_t victim) {
   Process* next = v.next.load(std::memory_order_acquire);
   const std::uint64_t switches = workers_[victim]->counters().context_switches.load(std::memory_order_relaxed);
   if (next == nullptr) return nullptr;
-  const std::int64_t now = now_ns();
+  const std::int64_t now = steady_ns();
   if (next != seen.next || switches != seen.switches) {
     seen = {next, switches, now};
   } else if (now - seen.at_ns >= std::int64_t{config::kStaleNextUs} * 1000) {
@@ -304,7 +294,7 @@ void HandoffScheduler::on_idle(Worker& w) {
   // later, may find stale. Empty queues are left to notify_work, which wakes this worker (spinning on its
   // own word, idle_workers.hpp) when one fills: looking again would only cost a steal attempt.
   if (s.searching && s.sighted &&
-      (++s.idle_rounds < 4 || now_ns() - s.search_began_ns < std::int64_t{config::kSearchUs} * 1000)) {
+      (++s.idle_rounds < 4 || steady_ns() - s.search_began_ns < std::int64_t{config::kSearchUs} * 1000)) {
     // Exponential back-off between rounds of probes: a searcher that found nothing twice looks less often.
     const int spins = 32 << std::min(s.idle_rounds - 1, 5u);
     for (int i = 0; i < spins; ++i) cpu_relax();
@@ -314,7 +304,7 @@ void HandoffScheduler::on_idle(Worker& w) {
   const bool was_searching = s.searching;
   s.searching = idle_->sleep(static_cast<unsigned>(w.index()), was_searching, [this] { return any_queued(); });
   s.woken = true;
-  if (s.searching) s.search_began_ns = now_ns();
+  if (s.searching) s.search_began_ns = steady_ns();
 }
 
 std::vector<std::pair<std::string, double>> HandoffScheduler::stats() const {

@@ -16,15 +16,12 @@
 #include "runtime/idle_workers.hpp"
 #include "runtime/process.hpp"
 #include "runtime/scheduler_registry.hpp"
+#include "runtime/single_writer.hpp"
 #include "runtime/steady_time.hpp"
 #include "runtime/worker.hpp"
 
 namespace kpn {
 namespace {
-
-void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
-  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-}
 
 constexpr const char* kAllowed = "allowed: interval_ms=<milliseconds > 0, default 20>, threshold=<0 < t <= 1, default 0.9>";
 
@@ -148,7 +145,7 @@ void SpeedBalanceScheduler::maybe_balance(Worker& w, Slot& mine) {
   mine.next_round_ns = next_round(w, now);
   std::unique_lock lock(balance_lock_, std::try_to_lock);
   if (!lock.owns_lock()) return;  // another worker balances right now
-  bump(mine.rounds);
+  add_single_writer(mine.rounds);
   balance(static_cast<std::size_t>(w.index()), now);
 }
 
@@ -220,7 +217,7 @@ void SpeedBalanceScheduler::balance(std::size_t me, std::int64_t now) {
   push(me, *p);
   slots_[slowest].last_migration_ns = now;
   mine.last_migration_ns = now;
-  bump(mine.migrations);
+  add_single_writer(mine.migrations);
 }
 
 Process* SpeedBalanceScheduler::steal_one(Worker& w) {
@@ -239,7 +236,7 @@ Process* SpeedBalanceScheduler::steal_one(Worker& w) {
     Process* p = slots_[v].queue.size_hint() > 0 ? slots_[v].queue.pop_back() : nullptr;
     w.note_steal(static_cast<int>(v), p != nullptr ? 1 : 0);
     if (p != nullptr) {
-      bump(mine.idle_steals);
+      add_single_writer(mine.idle_steals);
       return p;  // its home stays: it goes back there when it next yields or is unblocked
     }
   }

@@ -1,26 +1,16 @@
 #include "schedulers/steal_half.hpp"
 
-#include <chrono>
 
 #include "runtime/config.hpp"
 #include "runtime/cpu_relax.hpp"
 #include "runtime/idle_workers.hpp"
 #include "runtime/process.hpp"
 #include "runtime/scheduler_registry.hpp"
+#include "runtime/single_writer.hpp"
+#include "runtime/steady_time.hpp"
 #include "runtime/worker.hpp"
 
 namespace kpn {
-namespace {
-
-std::int64_t now_ns() noexcept {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
-  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-}
-
-}  // namespace
 
 void StealHalfScheduler::start(SchedulerContext& context) {
   const auto workers = context.workers();
@@ -90,7 +80,7 @@ Process* StealHalfScheduler::steal(Worker& w, Slot& mine) {
   if (!mine.searching) {
     if (!idle_->try_start_searching()) return nullptr;
     mine.searching = true;
-    mine.search_began_ns = now_ns();
+    mine.search_began_ns = steady_ns();
   }
   const auto& ends = places_.group_end[static_cast<std::size_t>(w.index())];
   std::size_t begin = 0;
@@ -112,14 +102,14 @@ Process* StealHalfScheduler::steal_from_group(Worker& w, Slot& mine, std::size_t
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t victim = victims[begin + (first + k) % n];
     Slot& v = slots_[victim];
-    bump(mine.steal_attempts);
+    add_single_writer(mine.steal_attempts);
     // The lock only for a queue that shows work; steal_half takes at least one if it still has any.
     const std::size_t got = v.queue.size_hint() > 0 ? v.queue.steal_half(batch.data(), batch.size()) : 0;
     w.note_steal(static_cast<int>(victim), got);  // the report's counters, and the trace
     if (got == 0) continue;
-    bump(mine.steals);
-    bump(mine.stolen_processes, got);
-    bump(mine.steals_at[static_cast<std::size_t>(place)]);
+    add_single_writer(mine.steals);
+    add_single_writer(mine.stolen_processes, got);
+    add_single_writer(mine.steals_at[static_cast<std::size_t>(place)]);
     // Run the highest priority of the batch; the rest keep their levels here. The batch comes lowest level
     // first and youngest first within a level, so pushing it backwards keeps each level's order.
     std::size_t best = got - 1;
@@ -143,14 +133,14 @@ bool StealHalfScheduler::any_queued() const noexcept {
 
 void StealHalfScheduler::on_idle(Worker& w) {
   Slot& s = slot(w);
-  if (s.searching && (++s.idle_rounds < 4 || now_ns() - s.search_began_ns < std::int64_t{config::kSearchUs} * 1000)) {
+  if (s.searching && (++s.idle_rounds < 4 || steady_ns() - s.search_began_ns < std::int64_t{config::kSearchUs} * 1000)) {
     for (int i = 0; i < 32; ++i) cpu_relax();
     return;
   }
   s.idle_rounds = 0;
   const bool was_searching = s.searching;
   s.searching = idle_->sleep(static_cast<unsigned>(w.index()), was_searching, [this] { return any_queued(); });
-  if (s.searching) s.search_began_ns = now_ns();
+  if (s.searching) s.search_began_ns = steady_ns();
 }
 
 std::vector<std::pair<std::string, double>> StealHalfScheduler::stats() const {

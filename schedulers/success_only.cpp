@@ -7,17 +7,11 @@
 #include "runtime/idle_workers.hpp"
 #include "runtime/process.hpp"
 #include "runtime/scheduler_registry.hpp"
+#include "runtime/single_writer.hpp"
 #include "runtime/steady_time.hpp"
 #include "runtime/worker.hpp"
 
 namespace kpn {
-namespace {
-
-void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
-  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-}
-
-}  // namespace
 
 SuccessOnlyScheduler::Slot& SuccessOnlyScheduler::slot(const Worker& w) noexcept { return slots_[static_cast<std::size_t>(w.index())]; }
 
@@ -101,8 +95,8 @@ void SuccessOnlyScheduler::ask(Worker& w, Slot& mine) {
     // Registering needs no lock and cannot fail: the victim answers when it next schedules.
     request_word(v, me).fetch_or(bit(me), std::memory_order_acq_rel);
     ++mine.asked;
-    bump(mine.requests);
-    if (asked(me, v)) bump(mine.cyclic_requests);
+    add_single_writer(mine.requests);
+    if (asked(me, v)) add_single_writer(mine.cyclic_requests);
   }
 }
 
@@ -111,7 +105,7 @@ void SuccessOnlyScheduler::withdraw(std::size_t thief, Slot& mine) {
     if (v == thief || !asked(v, thief)) continue;
     // A victim serving meanwhile claims the bit first or finds it gone; either way the process moves once.
     if ((request_word(v, thief).fetch_and(~bit(thief), std::memory_order_acq_rel) & bit(thief)) != 0) {
-      bump(mine.withdrawals);
+      add_single_writer(mine.withdrawals);
     }
   }
   mine.asked = 0;
@@ -132,8 +126,8 @@ void SuccessOnlyScheduler::serve(std::size_t victim, Slot& mine) {
     if ((request_word(victim, t).fetch_and(~bit(t), std::memory_order_acq_rel) & bit(t)) == 0) continue;  // withdrawn
     const std::size_t got = mine.queue.pop_front_half(batch.data(), batch.size());
     for (std::size_t i = 0; i < got; ++i) slots_[t].queue.push_back(batch[i]);
-    bump(mine.pushes);
-    bump(mine.pushed_processes, got);
+    add_single_writer(mine.pushes);
+    add_single_writer(mine.pushed_processes, got);
     mine.serve_from = (t + 1) % workers_;
     idle_->notify_worker(static_cast<unsigned>(t));
   }
