@@ -14,7 +14,7 @@
 
 namespace kpn {
 
-// Written only by the owning worker's thread (relaxed read-modify-write by that thread alone), read by
+// Written only by the owning worker's thread (add_single_writer: no locked instruction), read by
 // anyone at any time; hence atomics without contention. Cache-line aligned so that workers never share a line.
 struct alignas(64) WorkerCounters {
   std::atomic<std::uint64_t> context_switches{0};
@@ -22,8 +22,6 @@ struct alignas(64) WorkerCounters {
   std::atomic<std::uint64_t> steals{0};
   std::atomic<std::uint64_t> busy_ticks{0};
   std::atomic<std::uint64_t> idle_ticks{0};
-
-  static void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept { add_single_writer(c, by); }
 };
 
 class alignas(64) Worker {
@@ -41,8 +39,8 @@ class alignas(64) Worker {
   // A steal attempt at worker `victim` that took `taken` processes (0: it failed): counted in the report
   // and, when the run is traced, recorded. Owner thread only; every policy that steals reports through it.
   void note_steal(int victim, std::size_t taken) {
-    WorkerCounters::bump(counters_.steal_attempts);
-    if (taken > 0) WorkerCounters::bump(counters_.steals);
+    add_single_writer(counters_.steal_attempts);
+    if (taken > 0) add_single_writer(counters_.steals);
     if constexpr (kTracingCompiledIn) {
       if (trace_ != nullptr) [[unlikely]] trace_steal(*trace_, victim, taken);
     }

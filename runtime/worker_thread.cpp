@@ -13,6 +13,7 @@
 #include "runtime/process.hpp"
 #include "runtime/run_shared.hpp"
 #include "runtime/scheduler.hpp"
+#include "runtime/single_writer.hpp"
 #include "runtime/timed_wait.hpp"
 
 namespace kpn {
@@ -56,7 +57,7 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
       if (!idle) {
         idle = true;
         const std::uint64_t now = cycle_clock::now();
-        WorkerCounters::bump(counters.busy_ticks, now - last_tick_);
+        add_single_writer(counters.busy_ticks, now - last_tick_);
         last_tick_ = now;
       }
       scheduler.on_idle(worker_);
@@ -65,12 +66,12 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
     if (idle) {
       idle = false;
       const std::uint64_t now = cycle_clock::now();
-      WorkerCounters::bump(counters.idle_ticks, now - last_tick_);
+      add_single_writer(counters.idle_ticks, now - last_tick_);
       last_tick_ = now;
     }
     run_process(*p);
   }
-  WorkerCounters::bump(idle ? counters.idle_ticks : counters.busy_ticks, cycle_clock::now() - last_tick_);
+  add_single_writer(idle ? counters.idle_ticks : counters.busy_ticks, cycle_clock::now() - last_tick_);
   // Processes still queued (or in next_) stay READY; the runtime unwinds them after every worker has left.
   t_self = nullptr;
   detail::set_current_worker(nullptr, -1, nullptr, false);
@@ -120,7 +121,7 @@ void WorkerThread::enter(Process& p) {
   p.readied_ = false;
   ++p.switches_;
   sampler_.begin(p);
-  WorkerCounters::bump(worker_.counters().context_switches);
+  add_single_writer(worker_.counters().context_switches);
   detail::set_current_process(&p);
   running_ = &p;
 }

@@ -1,6 +1,5 @@
 #include "schedulers/steal_half.hpp"
 
-
 #include "runtime/config.hpp"
 #include "runtime/cpu_relax.hpp"
 #include "runtime/idle_workers.hpp"
