@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up the machine (apt, idempotent), builds kpn in Release with warnings as errors, runs the test suite,
-# and checks the installed package (scripts/check_package.sh). With --tsan, --asan or --ubsan it then builds the suite with that sanitizer (build-thread/,
-# build-address/, build-undefined/) and runs it again.
+# and checks the installed package (scripts/check_package.sh). With --tsan, --asan or --ubsan it then builds the
+# suite with that sanitizer (build-thread/, build-address/, build-undefined/) and runs it again. --asan and
+# --ubsan together make one pass with both (build-address-undefined/): one build and one run of the suite
+# fewer, and the same reports (CI's .ci/run does this).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache (scripts/setup.sh installs it) serves an unchanged file from a cache, also to another clone of
@@ -27,8 +29,20 @@ ctest --test-dir build --output-on-failure
 # Install, find_package, pkg-config, FetchContent, the installed kpn-run and plugins (docs/packaging.md).
 bash scripts/check_package.sh
 
+# AddressSanitizer and UndefinedBehaviorSanitizer instrument independently: one build carries both.
+if [[ " ${sanitizers[*]} " == *" address "* && " ${sanitizers[*]} " == *" undefined "* ]]; then
+  combined=()
+  for san in "${sanitizers[@]}"; do
+    case "$san" in
+      thread) combined+=(thread) ;;
+      address) combined+=(address,undefined) ;;
+    esac
+  done
+  sanitizers=("${combined[@]}")
+fi
+
 for san in "${sanitizers[@]}"; do
-  dir="build-$san"
+  dir="build-${san//,/-}"
   echo "== test suite under the $san sanitizer ($dir)"
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPN_SANITIZE="$san" \
     -DKPN_BUILD_BENCH=OFF -DKPN_BUILD_EXAMPLES=OFF -DKPN_WERROR=ON > /dev/null
