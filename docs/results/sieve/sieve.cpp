@@ -20,6 +20,10 @@ void filter(int stage, kpn::Reader<int> in, kpn::Writer<int> primes) {
   while (auto v = in.read()) if (*v % p != 0) tx.write(*v);
 }
 int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: %s <policy> <workers> <last number>\n", argv[0]);
+    return 2;
+  }
   const std::string sched = argv[1];
   const unsigned cpus = std::atoi(argv[2]);
   const int last = std::atoi(argv[3]);
