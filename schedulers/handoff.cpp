@@ -205,15 +205,9 @@ Process* HandoffScheduler::pick_next(Worker& w) {
   return p;
 }
 
-void HandoffScheduler::found_after_idle(Slot& s) {
-  if (s.woken) {
-    s.woken = false;
-    idle_->woke_to_work(static_cast<unsigned>(&s - slots_.get()));
-  }
-  if (s.searching) {
-    s.searching = false;
-    idle_->stop_searching(s.queue.size_hint() > 0);
-  }
+void HandoffScheduler::confirm_wake(Slot& s) {
+  s.woken = false;
+  idle_->woke_to_work(static_cast<unsigned>(&s - slots_.get()));
 }
 
 Process* HandoffScheduler::steal(Worker& w, Slot& mine) {
@@ -223,12 +217,10 @@ Process* HandoffScheduler::steal(Worker& w, Slot& mine) {
   // A worker that ran dry looks at the victims only if some other queue has work, or its nap has just
   // ended (the nap is for looking at next slots). Otherwise there is nothing to take but a stale hand-off,
   // and those are looked for by the searchers that a long-running waker wakes and by napping workers.
-  if (!mine.searching && !queued_elsewhere(self) && !idle_->napped(static_cast<unsigned>(self))) return nullptr;
-  if (!mine.searching) {
-    if (!idle_->try_start_searching()) return nullptr;
-    mine.searching = true;
-    mine.search_began_ns = steady_ns();
+  if (!mine.search.searching() && !queued_elsewhere(self) && !idle_->napped(static_cast<unsigned>(self))) {
+    return nullptr;
   }
+  if (!mine.search.begin(*idle_)) return nullptr;
   const std::size_t first = static_cast<std::size_t>(w.next_random() % n);
   mine.sighted = false;
   std::array<Process*, config::kMaxStealBatch> batch;
@@ -293,18 +285,13 @@ void HandoffScheduler::on_idle(Worker& w) {
   // Only a sighting is worth another round: a process in a victim's next slot that a second look, kStaleNextUs
   // later, may find stale. Empty queues are left to notify_work, which wakes this worker (spinning on its
   // own word, idle_workers.hpp) when one fills: looking again would only cost a steal attempt.
-  if (s.searching && s.sighted &&
-      (++s.idle_rounds < 4 || steady_ns() - s.search_began_ns < std::int64_t{config::kSearchUs} * 1000)) {
+  if (s.sighted && s.search.keep_looking()) {
     // Exponential back-off between rounds of probes: a searcher that found nothing twice looks less often.
-    const int spins = 32 << std::min(s.idle_rounds - 1, 5u);
-    for (int i = 0; i < spins; ++i) cpu_relax();
+    IdleSearch::pause(32 << std::min(s.search.rounds() - 1, 5u));
     return;
   }
-  s.idle_rounds = 0;
-  const bool was_searching = s.searching;
-  s.searching = idle_->sleep(static_cast<unsigned>(w.index()), was_searching, [this] { return any_queued(); });
+  s.search.sleep(*idle_, static_cast<unsigned>(w.index()), [this] { return any_queued(); });
   s.woken = true;
-  if (s.searching) s.search_began_ns = steady_ns();
 }
 
 std::vector<std::pair<std::string, double>> HandoffScheduler::stats() const {

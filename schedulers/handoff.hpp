@@ -56,13 +56,12 @@
 #include <vector>
 
 #include "runtime/export.hpp"
+#include "runtime/idle_search.hpp"
 #include "runtime/scheduler.hpp"
 #include "runtime/worker.hpp"
 #include "schedulers/run_queue.hpp"
 
 namespace kpn {
-
-class IdleWorkers;
 
 class KPN_EXPORT HandoffScheduler final : public Scheduler {
  public:
@@ -87,13 +86,11 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
     std::atomic<Process*> next{nullptr};
     // The worker's own.
     unsigned streak = 0;        // hand-offs run in a row
-    unsigned idle_rounds = 0;   // fruitless search rounds since it last ran something
-    std::int64_t search_began_ns = 0;
+    IdleSearch search;
     // How long a long-running waker on this worker went on after a hand-off before it switched out
     // (cycle_clock ticks, moving average), and when the current such hand-off began (0: none).
     std::uint64_t tail_ewma = 0;
     std::uint64_t tail_began = 0;
-    bool searching = false;
     bool sighted = false;  // its last search round saw a process in a victim's next slot (not yet stale)
     bool woken = false;    // it slept, and has not run anything since (IdleWorkers::woke_to_work)
     bool owes_notify = false;  // a burst pushed to a busy home owes a notify_work at the next switch
@@ -114,10 +111,11 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   // worker that runs a queue of processes calls it at every switch, and only a worker that was idle has
   // anything to do (found_after_idle).
   void found(Slot& s) {
-    s.idle_rounds = 0;
-    if (s.woken || s.searching) [[unlikely]] found_after_idle(s);
+    if (s.woken) [[unlikely]] confirm_wake(s);
+    s.search.found_then(*idle_, [&s] { return s.queue.size_hint() > 0; });
   }
-  [[gnu::noinline]] void found_after_idle(Slot& s);
+  // The worker's last sleep brought it work (IdleWorkers::woke_to_work).
+  [[gnu::noinline]] void confirm_wake(Slot& s);
   // Queues a woken process whose last run readied nobody behind the waker's queue (on_unblock's cold path).
   [[gnu::noinline]] void queue_gatherer(Slot& s, Process& p);
   // Queues `p` at `home` (another worker than the waker's, whose slot is `s`) and wakes that worker if it

@@ -121,13 +121,7 @@ Process* SpeedBalanceScheduler::pick_next(Worker& w) {
   if (shared()) maybe_balance(w, s);
   Process* p = s.queue.pop_front();
   if (p == nullptr && shared()) p = steal_one(w);
-  if (p != nullptr) {
-    s.idle_rounds = 0;
-    if (s.searching) {
-      s.searching = false;
-      idle_->stop_searching(s.queue.size_hint() > 0);
-    }
-  }
+  if (p != nullptr) s.search.found(*idle_, s.queue.size_hint() > 0);
   return p;
 }
 
@@ -222,11 +216,7 @@ void SpeedBalanceScheduler::balance(std::size_t me, std::int64_t now) {
 
 Process* SpeedBalanceScheduler::steal_one(Worker& w) {
   Slot& mine = slot(w);
-  if (!mine.searching) {
-    if (!idle_->try_start_searching()) return nullptr;
-    mine.searching = true;
-    mine.search_began_ns = steady_ns();
-  }
+  if (!mine.search.begin(*idle_)) return nullptr;
   const std::size_t n = workers_.size();
   const std::size_t first = static_cast<std::size_t>(w.next_random() % n);
   for (std::size_t k = 0; k < n; ++k) {
@@ -252,19 +242,16 @@ bool SpeedBalanceScheduler::any_queued() const noexcept {
 
 void SpeedBalanceScheduler::on_idle(Worker& w) {
   Slot& s = slot(w);
-  if (s.searching &&
-      (++s.idle_rounds < 4 || steady_ns() - s.search_began_ns < std::int64_t{config::kSearchUs} * 1000)) {
-    for (int i = 0; i < 32; ++i) cpu_relax();
+  if (s.search.keep_looking()) {
+    IdleSearch::pause();
     return;
   }
-  s.idle_rounds = 0;
   const std::int64_t began = steady_ns();
   s.asleep_since.store(began, std::memory_order_release);
-  s.searching = idle_->sleep(static_cast<unsigned>(w.index()), s.searching, [this] { return any_queued(); });
+  s.search.sleep(*idle_, static_cast<unsigned>(w.index()), [this] { return any_queued(); });
   const std::int64_t woke = steady_ns();
   s.slept_ns.store(s.slept_ns.load(std::memory_order_relaxed) + (woke - began), std::memory_order_release);
   s.asleep_since.store(0, std::memory_order_release);
-  if (s.searching) s.search_began_ns = woke;
 }
 
 int SpeedBalanceScheduler::home_of(Process& p) const noexcept { return p.policy_data<Home>().worker; }

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "runtime/export.hpp"
+#include "runtime/idle_search.hpp"
 #include "runtime/scheduler.hpp"
 #include "schedulers/run_queue.hpp"
 
@@ -105,9 +106,7 @@ class KPN_EXPORT SpeedBalanceScheduler final : public Scheduler {
     std::int64_t total_cpu = 0, total_awake = 0;  // summed over its samples, for stats()
     // The worker's own.
     std::int64_t next_round_ns = 0;
-    bool searching = false;
-    unsigned idle_rounds = 0;
-    std::int64_t search_began_ns = 0;
+    IdleSearch search;  // the worker's own
     // Written by the worker (relaxed, no contention), summed after the run.
     std::atomic<std::uint64_t> rounds{0};
     std::atomic<std::uint64_t> migrations{0};  // processes it pulled in a round

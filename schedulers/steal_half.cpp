@@ -64,23 +64,13 @@ Process* StealHalfScheduler::pick_next(Worker& w) {
   Slot& s = slot(w);
   Process* p = s.queue.pop_highest();
   if (p == nullptr) p = steal(w, s);
-  if (p != nullptr) {
-    s.idle_rounds = 0;
-    if (s.searching) {
-      s.searching = false;
-      idle_->stop_searching(s.queue.size_hint() > 0);
-    }
-  }
+  if (p != nullptr) s.search.found(*idle_, s.queue.size_hint() > 0);
   return p;
 }
 
 Process* StealHalfScheduler::steal(Worker& w, Slot& mine) {
   if (!shared()) return nullptr;
-  if (!mine.searching) {
-    if (!idle_->try_start_searching()) return nullptr;
-    mine.searching = true;
-    mine.search_began_ns = steady_ns();
-  }
+  if (!mine.search.begin(*idle_)) return nullptr;
   const auto& ends = places_.group_end[static_cast<std::size_t>(w.index())];
   std::size_t begin = 0;
   for (int l = 0; l < kPlaces; ++l) {
@@ -132,14 +122,11 @@ bool StealHalfScheduler::any_queued() const noexcept {
 
 void StealHalfScheduler::on_idle(Worker& w) {
   Slot& s = slot(w);
-  if (s.searching && (++s.idle_rounds < 4 || steady_ns() - s.search_began_ns < std::int64_t{config::kSearchUs} * 1000)) {
-    for (int i = 0; i < 32; ++i) cpu_relax();
+  if (s.search.keep_looking()) {
+    IdleSearch::pause();
     return;
   }
-  s.idle_rounds = 0;
-  const bool was_searching = s.searching;
-  s.searching = idle_->sleep(static_cast<unsigned>(w.index()), was_searching, [this] { return any_queued(); });
-  if (s.searching) s.search_began_ns = steady_ns();
+  s.search.sleep(*idle_, static_cast<unsigned>(w.index()), [this] { return any_queued(); });
 }
 
 std::vector<std::pair<std::string, double>> StealHalfScheduler::stats() const {

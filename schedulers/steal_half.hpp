@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "runtime/export.hpp"
+#include "runtime/idle_search.hpp"
 #include "runtime/pinning.hpp"
 #include "runtime/scheduler.hpp"
 #include "schedulers/places.hpp"
@@ -52,9 +53,7 @@ class KPN_EXPORT StealHalfScheduler final : public Scheduler {
   struct alignas(64) Slot {
     PriorityRunQueue queue;
     // The worker's own.
-    bool searching = false;
-    unsigned idle_rounds = 0;  // fruitless search rounds since it last ran something
-    std::int64_t search_began_ns = 0;
+    IdleSearch search;  // the worker's own
     // Written by the worker (relaxed, no contention), summed after the run. The attempts and steals are
     // the worker's WorkerCounters too, kept here as well so that stats() needs no Worker after the run.
     std::atomic<std::uint64_t> steal_attempts{0};

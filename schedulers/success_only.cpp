@@ -72,21 +72,14 @@ Process* SuccessOnlyScheduler::pick_next(Worker& w) {
     if (shared()) ask(w, s);
     return nullptr;
   }
-  s.idle_rounds = 0;
   if (s.asked > 0) withdraw(me, s);
-  if (s.searching) {
-    s.searching = false;
-    idle_->stop_searching(s.queue.size_hint() > 0);
-  }
+  s.search.found(*idle_, s.queue.size_hint() > 0);
   if (shared()) serve(me, s);
   return p;
 }
 
 void SuccessOnlyScheduler::ask(Worker& w, Slot& mine) {
-  if (!mine.searching && idle_->try_start_searching()) {
-    mine.searching = true;
-    mine.search_began_ns = steady_ns();
-  }
+  mine.search.begin(*idle_);  // it asks either way; only a searcher keeps looking after a fruitless round (on_idle)
   const auto me = static_cast<std::size_t>(w.index());
   const std::size_t first = static_cast<std::size_t>(w.next_random() % workers_);
   for (std::size_t k = 0; k < workers_; ++k) {
@@ -143,15 +136,12 @@ bool SuccessOnlyScheduler::has_work(std::size_t thief) noexcept {
 
 void SuccessOnlyScheduler::on_idle(Worker& w) {
   Slot& s = slot(w);
-  if (s.searching &&
-      (++s.idle_rounds < 4 || steady_ns() - s.search_began_ns < std::int64_t{config::kSearchUs} * 1000)) {
-    for (int i = 0; i < 32; ++i) cpu_relax();
+  if (s.search.keep_looking()) {
+    IdleSearch::pause();
     return;
   }
-  s.idle_rounds = 0;
   const auto me = static_cast<std::size_t>(w.index());
-  s.searching = idle_->sleep(static_cast<unsigned>(me), s.searching, [this, me] { return has_work(me); });
-  if (s.searching) s.search_began_ns = steady_ns();
+  s.search.sleep(*idle_, static_cast<unsigned>(me), [this, me] { return has_work(me); });
 }
 
 std::vector<std::pair<std::string, double>> SuccessOnlyScheduler::stats() const {

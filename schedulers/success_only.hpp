@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "runtime/export.hpp"
+#include "runtime/idle_search.hpp"
 #include "runtime/scheduler.hpp"
 #include "schedulers/run_queue.hpp"
 
@@ -69,9 +70,7 @@ class KPN_EXPORT SuccessOnlyScheduler final : public Scheduler {
   struct alignas(64) Slot {
     RunQueue queue;
     // The worker's own.
-    bool searching = false;
-    unsigned idle_rounds = 0;  // spinning rounds since it last ran something
-    std::int64_t search_began_ns = 0;
+    IdleSearch search;  // the worker's own
     unsigned asked = 0;       // requests it registered since it last had work (0: nothing to withdraw)
     std::size_t serve_from = 0;  // the thief its next round of pushes starts with
     // Written by the worker (relaxed, no contention), summed after the run.
