@@ -38,6 +38,15 @@ kpn::Diagnostic only_one_at(const std::vector<kpn::Diagnostic>& diags, int line,
   return d;
 }
 
+// The first of `diags` (there may be more after it), checked to be at line:column of t.yaml.
+kpn::Diagnostic first_at(const std::vector<kpn::Diagnostic>& diags, int line, int column) {
+  INFO(listing(diags));
+  REQUIRE_FALSE(diags.empty());
+  const auto& d = diags.front();
+  CHECK(d.where.str() == "t.yaml:" + std::to_string(line) + ":" + std::to_string(column));
+  return d;
+}
+
 }  // namespace
 
 TEST_CASE("a valid file resolves without diagnostics", "[networks]") {
@@ -119,11 +128,7 @@ processes:
 channels:
   - { from: src.out, to: snk.in }
 )";
-  const auto diags = errors_of(yaml);
-  INFO(listing(diags));
-  REQUIRE_FALSE(diags.empty());
-  const auto& d = diags.front();
-  CHECK(d.where.str() == "t.yaml:3:16");
+  const auto d = first_at(errors_of(yaml), 3, 16);
   CHECK_THAT(d.message, Contains("process 'src': unknown kind 'sorce'") && Contains("did you mean 'source'?") &&
                             Contains("known kinds: ") && Contains("scatter-gather.master") && Contains("sink") &&
                             Contains("split"));
@@ -137,11 +142,7 @@ processes:
 channels:
   - { from: src.outt, to: snk.in }
 )";
-  const auto diags = errors_of(yaml);
-  INFO(listing(diags));
-  REQUIRE_FALSE(diags.empty());
-  const auto& d = diags.front();
-  CHECK(d.where.str() == "t.yaml:6:13");
+  const auto d = first_at(errors_of(yaml), 6, 13);
   CHECK_THAT(d.message, Contains("process 'src' (kind 'source') has no port 'outt'") && Contains("did you mean 'out'?") &&
                             Contains("its ports: out"));
 }

@@ -12,6 +12,7 @@
 #include <kpn.hpp>
 
 #include "runtime/tracked.hpp"
+#include "runtime/deadlocked_pair.hpp"
 #include "support.hpp"
 
 // kpn::blocking: the function runs on a pool thread while the calling process is parked and its worker runs
@@ -192,18 +193,7 @@ TEST_CASE("a true deadlock beside a process in a blocking call is still reported
     CAPTURE(s.name);
     kpn::test::Census census;
     kpn::Network net;
-    auto [ab_tx, ab_rx] = net.channel<int>(1, "a->b");
-    auto [ba_tx, ba_rx] = net.channel<int>(1, "b->a");
-    net.process("a", [out = std::move(ab_tx), in = std::move(ba_rx)]() mutable {
-      out.write(1);
-      in.read();
-      in.read();
-    });
-    net.process("b", [in = std::move(ab_rx), out = std::move(ba_tx)]() mutable {
-      in.read();
-      out.write(1);
-      in.read();
-    });
+    kpn::test::add_deadlocked_pair(net, "a", "b");
     // Never quiescent while it waits: only the local scan can see the cycle, and it must skip the caller.
     net.process("caller", [probe = kpn::test::Tracked(census)] {
       kpn::blocking([] { std::this_thread::sleep_for(150ms); });
@@ -212,9 +202,7 @@ TEST_CASE("a true deadlock beside a process in a blocking call is still reported
       kpn::Runtime({.cpus = 2, .scheduler = s.name, .local_deadlock_scan_ms = 10}).run(net);
       FAIL("the deadlock was not reported");
     } catch (const kpn::DeadlockError& e) {
-      std::vector<std::string> cycle = e.cycle();
-      std::sort(cycle.begin(), cycle.end());
-      CHECK(cycle == std::vector<std::string>{"a", "b"});
+      CHECK(kpn::test::sorted_cycle(e) == std::vector<std::string>{"a", "b"});
       for (const auto& b : e.blocked()) CHECK(b.process != "caller");
     }
     CHECK(census.alive() == 0);

@@ -6,6 +6,7 @@
 
 #include <kpn.hpp>
 
+#include "runtime/deadlocked_pair.hpp"
 #include "support.hpp"
 
 using Catch::Matchers::Contains;
@@ -79,20 +80,8 @@ TEST_CASE("a deadlock names the process at the other end of each channel and the
   for (const auto& cfg : kpn::test::all_configs()) {
     CAPTURE(cfg.scheduler, cfg.cpus);
     kpn::Network net;
-    auto [to_left_tx, to_left_rx] = net.channel<int>(1, "to-left");
-    auto [to_right_tx, to_right_rx] = net.channel<int>(1, "to-right");
-    // Each sends one message and waits for two. Every endpoint is used before the deadlock, so the runtime
-    // knows which process holds it (an endpoint binds to a process at its first use).
-    net.process("left", [rx = std::move(to_left_rx), tx = std::move(to_right_tx)]() mutable {
-      tx.write(1);
-      rx.read();
-      rx.read();
-    });
-    net.process("right", [rx = std::move(to_right_rx), tx = std::move(to_left_tx)]() mutable {
-      tx.write(1);
-      rx.read();
-      rx.read();
-    });
+    // Every endpoint is used before the deadlock, so the runtime knows which process holds it.
+    kpn::test::add_deadlocked_pair(net, "left", "right");
     try {
       kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
       FAIL("run() returned normally");
@@ -101,9 +90,7 @@ TEST_CASE("a deadlock names the process at the other end of each channel and the
       REQUIRE(find_blocked(e, "right") != nullptr);
       CHECK(find_blocked(e, "left")->counterpart == "right");
       CHECK(find_blocked(e, "right")->counterpart == "left");
-      std::vector<std::string> cycle = e.cycle();
-      std::sort(cycle.begin(), cycle.end());
-      REQUIRE(cycle == std::vector<std::string>{"left", "right"});
+      REQUIRE(kpn::test::sorted_cycle(e) == std::vector<std::string>{"left", "right"});
     }
   }
 }

@@ -9,6 +9,7 @@
 
 #include <kpn.hpp>
 
+#include "runtime/deadlocked_pair.hpp"
 #include "support.hpp"
 
 // Local deadlocks: a cycle of blocked processes while other processes keep running. Global detection
@@ -35,20 +36,7 @@ TEST_CASE("a true local deadlock is reported while the rest of the network still
     std::atomic<bool> stop{false};
     std::atomic<long> consumed{0};
     kpn::Network net;
-    auto [ab_tx, ab_rx] = net.channel<int>(1, "a->b");
-    auto [ba_tx, ba_rx] = net.channel<int>(1, "b->a");
-    // Each uses both of its ends once (so kpn knows who is at each end), then waits for a second message
-    // that the other never sends.
-    net.process("a", [out = std::move(ab_tx), in = std::move(ba_rx)]() mutable {
-      out.write(1);
-      in.read();
-      in.read();
-    });
-    net.process("b", [in = std::move(ab_rx), out = std::move(ba_tx)]() mutable {
-      in.read();
-      out.write(1);
-      in.read();
-    });
+    kpn::test::add_deadlocked_pair(net, "a", "b");
     // Declared after the pair so that they run first: on one worker the work-stealing policies run the
     // most recently woken process first (LIFO), and a producer and consumer that wake each other forever
     // would keep a pair that never ran at the back of the queue.
@@ -59,9 +47,7 @@ TEST_CASE("a true local deadlock is reported while the rest of the network still
     } catch (const kpn::DeadlockError& e) {
       CHECK(e.local());
       CHECK_THAT(e.what(), Catch::Matchers::Contains("local deadlock"));
-      std::vector<std::string> cycle = e.cycle();
-      std::sort(cycle.begin(), cycle.end());
-      CHECK(cycle == std::vector<std::string>{"a", "b"});
+      CHECK(kpn::test::sorted_cycle(e) == std::vector<std::string>{"a", "b"});
       REQUIRE(e.blocked().size() == 2);
       // The busy part was running all along: it moved messages and was unwound, not finished.
       CHECK(consumed.load() > 0);
@@ -173,9 +159,7 @@ TEST_CASE("a local deadlock beside processes that compute 50 ms per message is r
       const double took = static_cast<double>(now_ns() - formed) / 1e9;
       CAPTURE(took);
       CHECK(e.local());
-      std::vector<std::string> cycle = e.cycle();
-      std::sort(cycle.begin(), cycle.end());
-      CHECK(cycle == std::vector<std::string>{"a", "b"});
+      CHECK(kpn::test::sorted_cycle(e) == std::vector<std::string>{"a", "b"});
       // One scan period (200 ms) plus the 50 ms a worker may still compute before it sees the stop; the
       // sanitizers slow everything several times over.
       CHECK(took < (std::string(KPN_SANITIZER).empty() ? 1.0 : 5.0));

@@ -9,6 +9,7 @@
 #include <kpn.hpp>
 
 #include "runtime/tracked.hpp"
+#include "runtime/deadlocked_pair.hpp"
 #include "support.hpp"
 
 // Deadlock detection beside timed waits: a process that sleeps (or waits with a deadline) will run again,
@@ -46,27 +47,14 @@ TEST_CASE("a true deadlock beside a sleeping process is still reported", "[runti
     CAPTURE(cfg.scheduler, cfg.cpus);
     kpn::test::Census census;
     kpn::Network net;
-    auto [ab_tx, ab_rx] = net.channel<int>(1, "a->b");
-    auto [ba_tx, ba_rx] = net.channel<int>(1, "b->a");
-    net.process("a", [out = std::move(ab_tx), in = std::move(ba_rx)]() mutable {
-      out.write(1);
-      in.read();
-      in.read();
-    });
-    net.process("b", [in = std::move(ab_rx), out = std::move(ba_tx)]() mutable {
-      in.read();
-      out.write(1);
-      in.read();
-    });
+    kpn::test::add_deadlocked_pair(net, "a", "b");
     // Never quiescent while it sleeps: only the local scan can see the cycle, and it must skip the sleeper.
     net.process("sleeper", [probe = kpn::test::Tracked(census)] { kpn::sleep_for(1h); });
     try {
       kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
       FAIL("the deadlock was not reported");
     } catch (const kpn::DeadlockError& e) {
-      std::vector<std::string> cycle = e.cycle();
-      std::sort(cycle.begin(), cycle.end());
-      CHECK(cycle == std::vector<std::string>{"a", "b"});
+      CHECK(kpn::test::sorted_cycle(e) == std::vector<std::string>{"a", "b"});
       for (const auto& b : e.blocked()) CHECK(b.process != "sleeper");
     }
     CHECK(census.alive() == 0);
