@@ -15,6 +15,7 @@
 
 #include "runtime/config.hpp"
 #include "runtime/idle_workers.hpp"
+#include "spin_for.hpp"
 
 // The sleep protocol of runtime/idle_workers.hpp on its own, without a runtime: threads that play workers
 // take tokens (processes) from shared or per-worker counters (queues) and sleep when there are none;
@@ -164,13 +165,9 @@ TEST_CASE("idle workers: a worker that slept past its spin is woken by the futex
   worker.join();
 }
 
-namespace {
+using kpn::test::spin_for;
 
-void spin_for(std::chrono::microseconds gap) {
-  const auto until = std::chrono::steady_clock::now() + gap;
-  while (std::chrono::steady_clock::now() < until) {
-  }
-}
+namespace {
 
 // Attempts at a timing-dependent property before it counts as failed.
 constexpr int kAttempts = 5;

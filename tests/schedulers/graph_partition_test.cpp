@@ -17,16 +17,13 @@
 #include "runtime/process.hpp"
 #include "runtime/worker.hpp"
 #include "schedulers/graph_partition.hpp"
+#include "spin_for.hpp"
+
+using kpn::test::spin_for;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-void spin_for(std::chrono::microseconds d) {
-  const auto until = Clock::now() + d;
-  while (Clock::now() < until) {
-  }
-}
 
 // source -> stage[0] -> ... -> stage[stages-1] -> sink; the sink checks order and returns the sum.
 // stage i spins work(i) per message.

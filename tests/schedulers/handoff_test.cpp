@@ -8,21 +8,18 @@
 
 #include <kpn.hpp>
 
+#include "schedulers/scheduler_stat.hpp"
+#include "spin_for.hpp"
 #include "support.hpp"
 
 // The handoff policy's own promises: idle workers sleep and are woken for new work, a woken process runs
 // next without starving the rest, and stopping reaches sleeping workers. (Every other test runs it too, as
 // one of all_configs().)
 
-namespace {
+using kpn::test::scheduler_stat;
+using kpn::test::spin_for;
 
-double stat(const kpn::RunReport& r, const std::string& name) {
-  for (const auto& [k, v] : r.scheduler_stats) {
-    if (k == name) return v;
-  }
-  FAIL("no statistic " << name);
-  return 0;
-}
+namespace {
 
 // Waits until `flag` is set, for at most `limit` (a process that never blocks, watching another's
 // progress); false if the limit passed first.
@@ -34,19 +31,13 @@ bool wait_until_set(const std::atomic<bool>& flag, std::chrono::seconds limit) {
   return true;
 }
 
-void spin_for(std::chrono::microseconds d) {
-  const auto until = std::chrono::steady_clock::now() + d;
-  while (std::chrono::steady_clock::now() < until) {
-  }
-}
-
 }  // namespace
 
 TEST_CASE("handoff: an idle worker sleeps instead of spinning while another computes", "[schedulers][handoff]") {
   kpn::Network net;
   net.process("busy", [] { spin_for(std::chrono::milliseconds(200)); });
   const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "handoff"}).run(net);
-  CHECK(stat(r, "sleeps") >= 1);
+  CHECK(scheduler_stat(r, "sleeps") >= 1);
   // ws-last makes about a million steal attempts in 200 ms here; a sleeping worker makes a few rounds.
   CHECK(r.steal_attempts < 1000);
 }
@@ -68,7 +59,7 @@ TEST_CASE("handoff: a process spawned by a computing process wakes a sleeping wo
     const kpn::RunReport r = kpn::Runtime({.cpus = cpus, .scheduler = "handoff"}).run(net);
     CHECK(child_ran.load());
     CHECK_FALSE(gave_up.load());
-    CHECK(stat(r, "wakeups") >= 1);
+    CHECK(scheduler_stat(r, "wakeups") >= 1);
   }
 }
 

@@ -7,27 +7,19 @@
 
 #include <kpn.hpp>
 
+#include "schedulers/scheduler_stat.hpp"
+#include "spin_for.hpp"
+
 // The speed-balance policy's own promises: a worker that receives less CPU time than the others gives processes
 // to a faster one, and its interval is an option validated when the policy is made. (Every other test runs it
 // too, as one of all_configs().)
 
 using Catch::Matchers::Contains;
 
+using kpn::test::scheduler_stat;
+using kpn::test::spin_for;
+
 namespace {
-
-double stat(const kpn::RunReport& r, const std::string& name) {
-  for (const auto& [k, v] : r.scheduler_stats) {
-    if (k == name) return v;
-  }
-  FAIL("no statistic " << name);
-  return 0;
-}
-
-void spin_for(std::chrono::microseconds d) {
-  const auto until = std::chrono::steady_clock::now() + d;
-  while (std::chrono::steady_clock::now() < until) {
-  }
-}
 
 // Processes that compute and yield, never block: nobody is ever idle, so only the balancer moves them.
 kpn::Network computing(int processes, int slices) {
@@ -63,17 +55,17 @@ TEST_CASE("speed-balance: a fast worker pulls processes from a worker that recei
   kpn::Network net = computing(8, 400);
   const kpn::RunReport r =
       kpn::Runtime({.cpus = 2}, std::make_unique<kpn::SpeedBalanceScheduler>(std::move(settings))).run(net);
-  CHECK(stat(r, "balancing_rounds") >= 1);
-  CHECK(stat(r, "migrations") >= 1);
-  CHECK(stat(r, "speed_w0") < stat(r, "speed_w1"));
-  CHECK(stat(r, "speed_w0") >= 0);
+  CHECK(scheduler_stat(r, "balancing_rounds") >= 1);
+  CHECK(scheduler_stat(r, "migrations") >= 1);
+  CHECK(scheduler_stat(r, "speed_w0") < scheduler_stat(r, "speed_w1"));
+  CHECK(scheduler_stat(r, "speed_w0") >= 0);
 }
 
 TEST_CASE("speed-balance: RuntimeOptions::scheduler_options sets the interval", "[schedulers][speed-balance]") {
   kpn::Network net = computing(2, 1);
   const kpn::RunReport r =
       kpn::Runtime({.cpus = 2, .scheduler = "speed-balance", .scheduler_options = {{"interval_ms", "7.5"}}}).run(net);
-  CHECK(stat(r, "interval_ms") == Approx(7.5));
+  CHECK(scheduler_stat(r, "interval_ms") == Approx(7.5));
 }
 
 TEST_CASE("speed-balance: an interval that is not a positive number, or an unknown key, is refused, naming the "

@@ -13,26 +13,17 @@
 #include "runtime/pinning.hpp"
 #include "schedulers/places.hpp"
 #include "schedulers/priority_run_queue.hpp"
+#include "schedulers/scheduler_stat.hpp"
+#include "spin_for.hpp"
 
 // The steal-half policy's own promises: thieves visit victims nearest first, take half of a queue and its
 // lowest priorities, a worker runs its highest priority first, and idle workers sleep. (Every other test runs
 // it too, as one of all_configs(): the Kahn determinism tests, the Zorro menu.)
 
+using kpn::test::scheduler_stat;
+using kpn::test::spin_for;
+
 namespace {
-
-double stat(const kpn::RunReport& r, const std::string& name) {
-  for (const auto& [k, v] : r.scheduler_stats) {
-    if (k == name) return v;
-  }
-  FAIL("no statistic " << name);
-  return 0;
-}
-
-void spin_for(std::chrono::microseconds d) {
-  const auto until = std::chrono::steady_clock::now() + d;
-  while (std::chrono::steady_clock::now() < until) {
-  }
-}
 
 // Stand-ins for processes: the queue stores and returns the pointers, never follows them.
 struct Fakes {
@@ -148,7 +139,7 @@ TEST_CASE("steal-half: an idle worker sleeps instead of spinning while another c
   kpn::Network net;
   net.process("busy", [] { spin_for(std::chrono::milliseconds(200)); });
   const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "steal-half"}).run(net);
-  CHECK(stat(r, "sleeps") >= 1);
+  CHECK(scheduler_stat(r, "sleeps") >= 1);
   // A spinning thief makes about a million attempts in 200 ms; a sleeping one a few rounds.
   CHECK(r.steal_attempts < 1000);
 }
@@ -178,14 +169,14 @@ TEST_CASE("steal-half: processes queued behind a computing process are stolen, e
   const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "steal-half"}).run(net);
   REQUIRE_FALSE(gave_up.load());
   // Every child was stolen exactly once; the parent too, if the other worker started first.
-  const double stolen = stat(r, "stolen_processes");
+  const double stolen = scheduler_stat(r, "stolen_processes");
   CHECK(stolen >= kChildren);
   CHECK(stolen <= kChildren + 1);
-  const double steals = stat(r, "steals");
+  const double steals = scheduler_stat(r, "steals");
   CHECK(steals >= 1);
   CHECK(steals <= kChildren);
   CHECK(steals == static_cast<double>(r.steals));
-  const double by_place = stat(r, "steals_same_core") + stat(r, "steals_same_cache") + stat(r, "steals_same_package") +
-                          stat(r, "steals_same_numa") + stat(r, "steals_other");
+  const double by_place = scheduler_stat(r, "steals_same_core") + scheduler_stat(r, "steals_same_cache") + scheduler_stat(r, "steals_same_package") +
+                          scheduler_stat(r, "steals_same_numa") + scheduler_stat(r, "steals_other");
   CHECK(by_place == steals);
 }

@@ -7,25 +7,17 @@
 
 #include <kpn.hpp>
 
+#include "schedulers/scheduler_stat.hpp"
+#include "spin_for.hpp"
+
 // The success-only policy's own promises: thieves register requests and victims push work to them, so no
 // steal attempt fails; work reaches idle workers, also after they slept; idle workers sleep. (Every other test
 // runs it too, as one of all_configs(): the Kahn determinism tests, the Zorro menu.)
 
+using kpn::test::scheduler_stat;
+using kpn::test::spin_for;
+
 namespace {
-
-double stat(const kpn::RunReport& r, const std::string& name) {
-  for (const auto& [k, v] : r.scheduler_stats) {
-    if (k == name) return v;
-  }
-  FAIL("no statistic " << name);
-  return 0;
-}
-
-void spin_for(std::chrono::microseconds d) {
-  const auto until = std::chrono::steady_clock::now() + d;
-  while (std::chrono::steady_clock::now() < until) {
-  }
-}
 
 // A parent that scatters `children` processes from one worker (they all start in its queue), after waiting
 // `pause` (kpn::sleep_for: both workers sleep meanwhile). Each child computes, then yields until a process has
@@ -65,9 +57,9 @@ TEST_CASE("success-only: processes spawned on one worker reach the other through
   const auto [r, seen] = scatter(std::chrono::milliseconds(0), 64);
   // Only pushes move processes between workers: a child ran on the second worker only if a request was answered.
   CHECK(seen == 3u);
-  CHECK(stat(r, "steal_requests") >= 1);
-  CHECK(stat(r, "pushes") >= 1);
-  CHECK(stat(r, "pushed_processes") >= stat(r, "pushes"));
+  CHECK(scheduler_stat(r, "steal_requests") >= 1);
+  CHECK(scheduler_stat(r, "pushes") >= 1);
+  CHECK(scheduler_stat(r, "pushed_processes") >= scheduler_stat(r, "pushes"));
   REQUIRE(r.workers.size() == 2);
   CHECK(r.workers[0].context_switches > 0);
   CHECK(r.workers[1].context_switches > 0);
@@ -80,8 +72,8 @@ TEST_CASE("success-only: work made runnable after every worker slept still reach
           "[schedulers][success-only]") {
   const auto [r, seen] = scatter(std::chrono::milliseconds(30), 64);
   CHECK(seen == 3u);
-  CHECK(stat(r, "sleeps") >= 1);
-  CHECK(stat(r, "pushes") >= 1);
+  CHECK(scheduler_stat(r, "sleeps") >= 1);
+  CHECK(scheduler_stat(r, "pushes") >= 1);
   CHECK(r.workers[1].context_switches > 0);
 }
 
@@ -89,7 +81,7 @@ TEST_CASE("success-only: an idle worker sleeps instead of spinning while another
   kpn::Network net;
   net.process("busy", [] { spin_for(std::chrono::milliseconds(200)); });
   const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "success-only"}).run(net);
-  CHECK(stat(r, "sleeps") >= 1);
+  CHECK(scheduler_stat(r, "sleeps") >= 1);
   // Nothing was ever queued behind the busy process: at most the one look before it started.
-  CHECK(stat(r, "steal_requests") <= 1);
+  CHECK(scheduler_stat(r, "steal_requests") <= 1);
 }
