@@ -16,15 +16,16 @@
 #include <vector>
 
 #include "networks/networks_support.hpp"
+#include "tools/driver_support.hpp"
 
+using kpn::test::kPython;
 using kpn::test::read_text;
 using kpn::test::scratch_file;
 using kpn::test::source_dir;
+using kpn::test::split;
 using kpn::test::write_scratch;
 
 namespace {
-
-constexpr const char* kPython = "/usr/bin/python3";
 
 // Five networks as the grid's points (the fake ignores the network file and reads --set): on 1 CPU every run
 // takes wall_1 seconds, on 2 CPUs wall_n, each times 1 + jitter * k for the k-th run of its configuration.
@@ -46,21 +47,6 @@ std::string sweep_text(const std::string& name, const std::string& figure) {
          "schedulers: [ws-last]\n"
          "cpus: [1, N]\n"
          "figure: " + figure + "\n";
-}
-
-std::string reason_to_skip() {
-  const std::string probe = std::string(kPython) + " -c 'import matplotlib, yaml' >/dev/null 2>&1";
-  if (std::system(probe.c_str()) != 0) {
-    return std::string(kPython) + " lacks matplotlib or yaml (bash scripts/setup.sh installs them)";
-  }
-  return "";
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, separator);) out.push_back(item);
-  return out;
 }
 
 // results.csv as "network cpus" -> flags cell, and its header.
@@ -108,11 +94,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 TEST_CASE("The experiment driver flags an impossible speedup, a wide spread and a busy machine",
           "[tools][experiment]") {
-  if (const std::string why = reason_to_skip(); !why.empty()) {
-    WARN("skipped: " << why);
-    SUCCEED("skipped");
-    return;
-  }
+  KPN_SKIP_IF(kpn::test::python_cannot_run_driver());
   const auto out_dir = scratch_file("experiment-checks");
   const auto sweep =
       write_scratch("fake.yaml", sweep_text("fake", "{ kind: bars, x: network, y: [speedup, wall_median_s] }"));
@@ -174,11 +156,7 @@ TEST_CASE("The experiment driver flags an impossible speedup, a wide spread and 
 
 TEST_CASE("The experiment driver's thresholds are options, and an idle machine gets no warning",
           "[tools][experiment]") {
-  if (const std::string why = reason_to_skip(); !why.empty()) {
-    WARN("skipped: " << why);
-    SUCCEED("skipped");
-    return;
-  }
+  KPN_SKIP_IF(kpn::test::python_cannot_run_driver());
   const auto out_dir = scratch_file("experiment-checks");
   const auto sweep =
       write_scratch("fake-lines.yaml", sweep_text("fake-lines", "{ kind: lines, x: network, y: [speedup] }"));
@@ -204,11 +182,7 @@ TEST_CASE("The experiment driver's thresholds are options, and an idle machine g
 
 TEST_CASE("The experiment driver runs a busy process pinned to the sweep's hog CPU beside every run, and stops it",
           "[tools][experiment]") {
-  if (const std::string why = reason_to_skip(); !why.empty()) {
-    WARN("skipped: " << why);
-    SUCCEED("skipped");
-    return;
-  }
+  KPN_SKIP_IF(kpn::test::python_cannot_run_driver());
   const std::string base =
       "title: \"Fake runs beside a hog\"\n"
       "network:\n"

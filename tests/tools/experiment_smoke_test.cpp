@@ -13,14 +13,15 @@
 #include <vector>
 
 #include "networks/networks_support.hpp"
+#include "tools/driver_support.hpp"
 
+using kpn::test::kPython;
 using kpn::test::read_text;
 using kpn::test::scratch_file;
 using kpn::test::source_dir;
+using kpn::test::split;
 
 namespace {
-
-constexpr const char* kPython = "/usr/bin/python3";
 
 // What each sweep's results.csv must hold: its parameter columns, then the driver's own columns, and one row
 // per point, scheduler and CPU count (1 and 2) of the quick preset.
@@ -45,18 +46,7 @@ std::string reason_to_skip() {
   if (const std::string sanitizer = KPN_SANITIZER; !sanitizer.empty()) {
     return "a sanitized build (" + sanitizer + ") runs real workloads too slowly";
   }
-  const std::string probe = std::string(kPython) + " -c 'import matplotlib, yaml' >/dev/null 2>&1";
-  if (std::system(probe.c_str()) != 0) {
-    return std::string(kPython) + " lacks matplotlib or yaml (bash scripts/setup.sh installs them)";
-  }
-  return "";
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, separator);) out.push_back(item);
-  return out;
+  return kpn::test::python_cannot_run_driver();
 }
 
 // The CSV's rows as column -> cell (the driver writes no quoted cells for these sweeps).
@@ -85,11 +75,7 @@ double number(const std::map<std::string, std::string>& row, const std::string& 
 }  // namespace
 
 TEST_CASE("The experiment driver's quick preset writes a CSV and a PNG with sane values", "[tools][experiment]") {
-  if (const std::string why = reason_to_skip(); !why.empty()) {
-    WARN("skipped: " << why);
-    SUCCEED("skipped");
-    return;
-  }
+  KPN_SKIP_IF(reason_to_skip());
   const auto out = scratch_file("experiments");
   const auto log = scratch_file("experiment.log");
   std::string command = std::string(kPython) + " '" + source_dir() + "/tools/experiment.py'";
