@@ -3,7 +3,6 @@
 #include <array>
 
 #include "runtime/config.hpp"
-#include "runtime/cpu_relax.hpp"
 #include "runtime/current.hpp"
 #include "runtime/cycle_clock.hpp"
 #include "runtime/idle_workers.hpp"

@@ -11,8 +11,6 @@
 
 #include <fmt/format.h>
 
-#include "runtime/config.hpp"
-#include "runtime/cpu_relax.hpp"
 #include "runtime/idle_workers.hpp"
 #include "runtime/process.hpp"
 #include "runtime/scheduler_registry.hpp"

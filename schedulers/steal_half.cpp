@@ -1,12 +1,10 @@
 #include "schedulers/steal_half.hpp"
 
 #include "runtime/config.hpp"
-#include "runtime/cpu_relax.hpp"
 #include "runtime/idle_workers.hpp"
 #include "runtime/process.hpp"
 #include "runtime/scheduler_registry.hpp"
 #include "runtime/single_writer.hpp"
-#include "runtime/steady_time.hpp"
 #include "runtime/worker.hpp"
 
 namespace kpn {

@@ -3,12 +3,10 @@
 #include <array>
 
 #include "runtime/config.hpp"
-#include "runtime/cpu_relax.hpp"
 #include "runtime/idle_workers.hpp"
 #include "runtime/process.hpp"
 #include "runtime/scheduler_registry.hpp"
 #include "runtime/single_writer.hpp"
-#include "runtime/steady_time.hpp"
 #include "runtime/worker.hpp"
 
 namespace kpn {
