@@ -40,19 +40,11 @@ class IdleSearch {
     return true;
   }
 
-  // The worker found a process to run (its own or stolen); `more_queued`: its queue still holds work after
-  // taking it. Inline: a policy calls it at every switch, and only a searcher has anything to do.
-  void found(IdleWorkers& idle, bool more_queued) noexcept {
-    rounds_ = 0;
-    if (searching_) [[unlikely]] {
-      searching_ = false;
-      idle.stop_searching(more_queued);
-    }
-  }
-  // found() for a policy that tells more_queued only when it is asked (a look at its queue's size, which a
-  // switch that finds no searcher should not pay).
+  // The worker found a process to run (its own or stolen). A searcher stops searching and tells
+  // IdleWorkers::stop_searching whether its queue still holds work: `more_queued()`, called only then, so
+  // that a switch that finds no searcher (every switch of a busy worker) pays no look at the queue. Inline.
   template <class MoreQueued>
-  void found_then(IdleWorkers& idle, MoreQueued more_queued) noexcept {
+  void found(IdleWorkers& idle, MoreQueued more_queued) noexcept {
     rounds_ = 0;
     if (searching_) [[unlikely]] {
       searching_ = false;

@@ -109,10 +109,10 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   Process* take_local(Slot& s, bool racy);
   // `w` found a process (locally or by stealing): it is no longer idle, nor searching. Inline, because a
   // worker that runs a queue of processes calls it at every switch, and only a worker that was idle has
-  // anything to do (confirm_wake, IdleSearch::found_then).
+  // anything to do (confirm_wake, IdleSearch::found).
   void found(Slot& s) {
     if (s.woken) [[unlikely]] confirm_wake(s);
-    s.search.found_then(*idle_, [&s] { return s.queue.size_hint() > 0; });
+    s.search.found(*idle_, [&s] { return s.queue.size_hint() > 0; });
   }
   // The worker's last sleep brought it work (IdleWorkers::woke_to_work).
   [[gnu::noinline]] void confirm_wake(Slot& s);

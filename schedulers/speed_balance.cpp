@@ -119,7 +119,7 @@ Process* SpeedBalanceScheduler::pick_next(Worker& w) {
   if (shared()) maybe_balance(w, s);
   Process* p = s.queue.pop_front();
   if (p == nullptr && shared()) p = steal_one(w);
-  if (p != nullptr) s.search.found(*idle_, s.queue.size_hint() > 0);
+  if (p != nullptr) s.search.found(*idle_, [&s] { return s.queue.size_hint() > 0; });
   return p;
 }
 

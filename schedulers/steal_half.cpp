@@ -62,7 +62,7 @@ Process* StealHalfScheduler::pick_next(Worker& w) {
   Slot& s = slot(w);
   Process* p = s.queue.pop_highest();
   if (p == nullptr) p = steal(w, s);
-  if (p != nullptr) s.search.found(*idle_, s.queue.size_hint() > 0);
+  if (p != nullptr) s.search.found(*idle_, [&s] { return s.queue.size_hint() > 0; });
   return p;
 }
 

@@ -71,7 +71,7 @@ Process* SuccessOnlyScheduler::pick_next(Worker& w) {
     return nullptr;
   }
   if (s.asked > 0) withdraw(me, s);
-  s.search.found(*idle_, s.queue.size_hint() > 0);
+  s.search.found(*idle_, [&s] { return s.queue.size_hint() > 0; });
   if (shared()) serve(me, s);
   return p;
 }
