@@ -1,6 +1,7 @@
 #include "schedulers/handoff.hpp"
 
 #include <array>
+#include <bit>
 
 #include "runtime/config.hpp"
 #include "runtime/current.hpp"
@@ -222,25 +223,48 @@ Process* HandoffScheduler::steal(Worker& w, Slot& mine) {
   if (!mine.search.begin(*idle_)) return nullptr;
   const std::size_t first = static_cast<std::size_t>(w.next_random() % n);
   mine.sighted = false;
-  std::array<Process*, config::kMaxStealBatch> batch;
+  if (Process* p = steal_queued(w, mine, first)) return p;
+  // No queue gave a process: the hand-offs left waiting in next slots, every victim's.
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t victim = (first + k) % n;
     if (victim == self) continue;
-    Slot& v = slots_[victim];
-    std::size_t got = 0;
-    // The lock only for a queue that shows work; pop_front_half takes at least one if it still has any.
-    if (v.queue.size_hint() > 0) got = v.queue.pop_front_half(batch.data(), batch.size());
-    if (got > 0) {
-      w.note_steal(static_cast<int>(victim), got);
-      add_single_writer(mine.stolen_processes, got);
-      for (std::size_t i = 1; i < got; ++i) mine.queue.push_back(batch[i]);
-      return batch[0];
-    }
     Process* p = take_stale_next(mine, victim);
     w.note_steal(static_cast<int>(victim), p != nullptr ? 1 : 0);
     if (p != nullptr) {
       add_single_writer(mine.next_steals);
       return p;
+    }
+  }
+  return nullptr;
+}
+
+Process* HandoffScheduler::steal_queued(Worker& w, Slot& mine, std::size_t first) {
+  const std::size_t self = static_cast<std::size_t>(w.index());
+  std::array<Process*, config::kMaxStealBatch> batch;
+  // The summary's words from the one holding `first` on, each word's bits from `first`'s on, then the
+  // rest: a random order among the victims that show work, as the plain visit's random start gives.
+  for (std::size_t k = 0; k <= queued_words_; ++k) {
+    const std::size_t word = (first / 64 + k) % queued_words_;
+    std::uint64_t bits = queued_[word].bits.load(std::memory_order_relaxed);
+    if (word == self / 64) bits &= ~(std::uint64_t{1} << (self % 64));
+    // The first word is visited twice: its bits from `first`'s on, and at the end those before.
+    const unsigned from = static_cast<unsigned>(first % 64);
+    if (k == 0) bits &= ~std::uint64_t{0} << from;
+    if (k == queued_words_) bits &= from == 0 ? 0 : ~(~std::uint64_t{0} << from);
+    while (bits != 0) {
+      const std::size_t victim = word * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+      bits &= bits - 1;
+      Slot& v = slots_[victim];
+      // The summary may be stale by now: the lock only for a queue whose size still shows work;
+      // pop_front_half takes at least one if it has any.
+      const std::size_t got = v.queue.size_hint() > 0 ? v.queue.pop_front_half(batch.data(), batch.size()) : 0;
+      w.note_steal(static_cast<int>(victim), got);
+      if (got > 0) {
+        add_single_writer(mine.stolen_processes, got);
+        for (std::size_t i = 1; i < got; ++i) mine.queue.push_back(batch[i]);
+        return batch[0];
+      }
+      add_single_writer(mine.empty_queue_probes);  // emptied since the summary showed it holding work
     }
   }
   return nullptr;
@@ -294,14 +318,16 @@ void HandoffScheduler::on_idle(Worker& w) {
 }
 
 std::vector<std::pair<std::string, double>> HandoffScheduler::stats() const {
-  std::uint64_t handoffs = 0, stolen = 0, next_steals = 0;
+  std::uint64_t handoffs = 0, stolen = 0, empty_probes = 0, next_steals = 0;
   for (std::size_t i = 0; i < workers_.size(); ++i) {
     handoffs += slots_[i].handoffs.load(std::memory_order_relaxed);
     stolen += slots_[i].stolen_processes.load(std::memory_order_relaxed);
+    empty_probes += slots_[i].empty_queue_probes.load(std::memory_order_relaxed);
     next_steals += slots_[i].next_steals.load(std::memory_order_relaxed);
   }
   std::vector<std::pair<std::string, double>> out{{"handoffs", static_cast<double>(handoffs)},
                                                    {"stolen_processes", static_cast<double>(stolen)},
+                                                   {"empty_queue_probes", static_cast<double>(empty_probes)},
                                                    {"next_slot_steals", static_cast<double>(next_steals)}};
   if (idle_ != nullptr) {
     out.emplace_back("sleeps", static_cast<double>(idle_->sleeps()));

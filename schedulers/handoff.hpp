@@ -21,10 +21,14 @@
 //   network is dealt round-robin. A process unblocked from outside the run's workers (the deadlock monitor
 //   growing a channel) goes to the queue of the worker it last ran on.
 //   Thieves take half. An idle worker becomes a searcher (at most half the workers search at once) and
-//   visits the other workers from a random one on: it looks at a victim's queue size without a lock and
-//   locks only a queue that has work, then takes the older half of it. It takes a victim's next slot only
-//   when it has seen the same process there twice, kStaleNextUs apart, with no context switch on the victim
-//   in between (the victim is inside a long computation, so the hand-off would wait for it).
+//   visits, in a random order, only the workers whose queues the summary below shows holding a process: it
+//   looks at such a victim's queue size without a lock and locks it only if it still has work, then takes
+//   the older half of it. A worker whose queue the summary shows empty is not visited for its queue at all
+//   (visiting every worker from a random one on, a thief on 16 workers looked at several empty queues for
+//   every one it stole from: most of its steal attempts). Only when no queue gave it a process does it look
+//   at every other worker's next slot. It takes a victim's next slot only when it has seen the same
+//   process there twice, kStaleNextUs apart, with no context switch on the victim in between (the victim
+//   is inside a long computation, so the hand-off would wait for it).
 //   A worker that runs dry looks first at a summary of which queues hold a process (one word per 64
 //   workers, kept by the queues under their locks). If no other queue does, it looks at no victim and
 //   goes to sleep: there is nothing to steal but a hand-off left waiting in a next slot, and those are
@@ -98,6 +102,7 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
     // Written by the worker (relaxed, no contention), summed after the run.
     std::atomic<std::uint64_t> handoffs{0};
     std::atomic<std::uint64_t> stolen_processes{0};
+    std::atomic<std::uint64_t> empty_queue_probes{0};  // victims' queues it looked at and found empty
     std::atomic<std::uint64_t> next_steals{0};
   };
 
@@ -105,6 +110,9 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   // More than one worker: thieves exist, and other workers may sleep.
   bool shared() const noexcept { return workers_.size() > 1; }
   Process* steal(Worker& w, Slot& mine);
+  // The queues the summary (queued_) shows work in, in a random order from victim `first` on: the older
+  // half of the first that still has some. Visits no worker whose queue the summary shows empty.
+  Process* steal_queued(Worker& w, Slot& mine, std::size_t first);
   // The next slot, then the queue's front (pick_next's first look, and pick_local).
   Process* take_local(Slot& s, bool racy);
   // `w` found a process (locally or by stealing): it is no longer idle, nor searching. Inline, because a

@@ -187,6 +187,38 @@ TEST_CASE("handoff: a worker that runs dry while no other queue holds a process 
   CHECK(r.steal_attempts - r.steals < static_cast<std::uint64_t>(kRounds / 4));
 }
 
+TEST_CASE("handoff: a thief looks only at the queues that hold a process, not at every worker's",
+          "[schedulers][handoff]") {
+  // Six workers: a spawner and four hogs hold five of them (none ever blocks), so the sixth is the one
+  // thief, and the spawner's queue, where every child goes, is the only queue that ever holds work after
+  // the start. A thief that visited every worker from a random one on would find four empty queues for
+  // every steal, two on average before the spawner's; one that follows the queues' summary finds none. The
+  // start, while each worker takes its first process, may race a look or two.
+  constexpr unsigned kWorkers = 6;
+  constexpr int kChildren = 40;
+  std::atomic<int> finished{0};
+  std::atomic<bool> done{false};
+  kpn::Network net;
+  net.process("spawner", [&] {
+    for (int i = 0; i < kChildren; ++i) {
+      kpn::spawn("child", [&] { ++finished; });
+      spin_for(std::chrono::microseconds(300));  // the thief takes the child meanwhile
+    }
+    while (finished.load() < kChildren) spin_for(std::chrono::microseconds(10));
+    done = true;
+  });
+  for (unsigned i = 0; i + 2 < kWorkers; ++i) {
+    net.process("hog[" + std::to_string(i) + "]", [&] {
+      while (!done.load()) spin_for(std::chrono::microseconds(10));
+    });
+  }
+  const kpn::RunReport r = kpn::Runtime({.cpus = kWorkers, .scheduler = "handoff"}).run(net);
+  CAPTURE(r.steal_attempts, r.steals);
+  REQUIRE(finished.load() == kChildren);
+  CHECK(r.steals >= 1);
+  CHECK(scheduler_stat(r, "empty_queue_probes") <= kWorkers);
+}
+
 TEST_CASE("handoff: a master gathering replies on one worker takes them in bulk, not one switch per reply",
           "[schedulers][handoff]") {
   // Scatter-gather on one worker. Each reply readies the master; if the master always ran next it would
