@@ -7,8 +7,10 @@ idle case (one worker process, 100 us per message): CPU-seconds per second of wa
     python3 scripts/sg_variants.py --cpus 16 [--reps 5] [--chrt] \\
         --variant before=handoff:KPN_IDLE_SPIN_MAX_US=10 --variant now=handoff --variant ws-last=ws-last
 
-A variant is NAME=POLICY[:VAR=VALUE[,VAR=VALUE...]], the environment set for its runs (the idle spin's
-KPN_IDLE_SPIN_US and KPN_IDLE_SPIN_MAX_US, docs/schedulers.md). Every run also goes, as one JSON line, to
+A variant is NAME=POLICY[:VAR=VALUE[,VAR=VALUE...]][@KPN_RUN], the environment set for its runs (the idle
+spin's KPN_IDLE_SPIN_US and KPN_IDLE_SPIN_MAX_US, docs/schedulers.md) and, after @, another build's kpn-run
+(default --bin): two builds of the library compared in one alternated sitting, e.g.
+`--variant before=handoff@../kpn-before/build/bin/kpn-run --variant now=handoff`. Every run also goes, as one JSON line, to
 --raw (default sg_variants.jsonl). This is how the 16-CPU tables of docs/experiments.md ("Why handoff
 lost at 10 us on 16 CPUs") were measured. A benchmark, not a test: it prints numbers and asserts nothing.
 """
@@ -26,9 +28,10 @@ GRAINS = [(50, 1, 10000), (50, 10, 2000), (250, 10, 400), (50, 100, 200)]  # (wo
 
 def parse_variant(text):
     name, _, spec = text.partition("=")
+    spec, _, binary = spec.partition("@")
     policy, _, env = spec.partition(":")
     settings = dict(kv.split("=", 1) for kv in env.split(",") if kv)
-    return name, policy, settings
+    return name, policy, settings, binary or None
 
 
 def main():
@@ -49,9 +52,9 @@ def measure(args, t0, raw):
     """Every grain's alternated runs, then the idle case; prints the medians, writes every run to `raw`."""
 
     def run(variant, cpus, workers, work_us, rounds):
-        name, policy, settings = variant
+        name, policy, settings, binary = variant
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        d = run_stats(args.bin, "configs/scatter-gather.yaml", cpus,
+        d = run_stats(binary or args.bin, "configs/scatter-gather.yaml", cpus,
                       [f"workers={workers}", f"rounds={rounds}", f"work_us={work_us}"], policy, args.chrt,
                       extra=("--t0", t0), env=dict(os.environ, **settings))
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -63,7 +66,7 @@ def measure(args, t0, raw):
         raw.flush()
         return rec
 
-    one_cpu = ("1 CPU", "ws-last", {})
+    one_cpu = ("1 CPU", "ws-last", {}, None)
     for workers, work_us, rounds in GRAINS:
         t1 = run(one_cpu, 1, workers, work_us, rounds)["wall_s"]
         runs = {v[0]: [] for v in args.variant}
