@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "channels/errors.hpp"
 #include "runtime/channel_support.hpp"
 
 namespace kpn {
@@ -9,6 +10,18 @@ namespace kpn {
 BoundedCore::BoundedCore(std::string name, std::size_t capacity) : capacity_(capacity), name_(std::move(name)) {
   if (capacity == 0) throw std::invalid_argument("channel '" + name_ + "': capacity must be at least 1");
 }
+
+void BoundedCore::throw_closed() const {
+  unwind_if_requested();
+  throw ChannelClosed(name_);
+}
+
+void BoundedCore::throw_reader_gone() const {
+  unwind_if_requested();
+  throw BrokenChannel(name_);
+}
+
+void BoundedCore::before_end_of_stream() { unwind_if_requested(); }
 
 ChannelSnapshot BoundedCore::snapshot_locked() const {
   ChannelSnapshot s;

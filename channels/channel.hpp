@@ -60,8 +60,8 @@ class Channel final : public TypedChannel<T> {
     WakeList wake;  // outlives the lock: readies the reader once the lock is released
     std::unique_lock held(core_.lock);
     for (;;) {
-      if (core_.closed) throw ChannelClosed(core_.name());
-      if (core_.reader_gone) throw BrokenChannel(core_.name());
+      if (core_.closed) [[unlikely]] core_.throw_closed();
+      if (core_.reader_gone) [[unlikely]] core_.throw_reader_gone();
       if (core_.reader_waiting != nullptr && handoff_ != nullptr) return hand_over(std::move(value), wake);
       if (buffer_.size() < core_.capacity()) break;
       park(held, core_.writer_waiting, *this, WaitDirection::Write);
@@ -93,8 +93,8 @@ class Channel final : public TypedChannel<T> {
     std::unique_lock held(core_.lock);
     bool expired = false;
     for (;;) {
-      if (core_.closed) throw ChannelClosed(core_.name());
-      if (core_.reader_gone) throw BrokenChannel(core_.name());
+      if (core_.closed) [[unlikely]] core_.throw_closed();
+      if (core_.reader_gone) [[unlikely]] core_.throw_reader_gone();
       if (core_.reader_waiting != nullptr && handoff_ != nullptr) {
         hand_over(std::move(value), wake);
         return WriteStatus::Ok;
@@ -114,7 +114,10 @@ class Channel final : public TypedChannel<T> {
     std::unique_lock held(core_.lock);
     bool expired = false;
     while (buffer_.empty()) {
-      if (core_.closed) return ReadResult<T>::end_of_stream();
+      if (core_.closed) {
+        BoundedCore::before_end_of_stream();
+        return ReadResult<T>::end_of_stream();
+      }
       if (expired || deadline_ns == detail::kNoWait || deadline_ns <= steady_ns()) return ReadResult<T>::timeout_result();
       handoff_ = nullptr;  // a timed wait takes its value from the buffer (the timer may race the writer)
       expired = park_until(held, core_.reader_waiting, *this, WaitDirection::Read, deadline_ns);
@@ -154,7 +157,10 @@ class Channel final : public TypedChannel<T> {
   [[gnu::noinline]] bool wait_readable(std::unique_lock<BusyWaitMutex>& held, std::optional<T>& answer) {
     Handoff handed;  // outlives every park below (the rules at the top)
     while (buffer_.empty()) {
-      if (core_.closed) return true;
+      if (core_.closed) {
+        BoundedCore::before_end_of_stream();
+        return true;
+      }
       handoff_ = current_run_hands_off() ? &handed : nullptr;  // Scheduler::direct_handoff
       BusyWaitMutex& lock = *held.release();
       try {

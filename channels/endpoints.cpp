@@ -1,11 +1,8 @@
 #include "channels/endpoints.hpp"
 
-#include <exception>
-
 #include <fmt/format.h>
 
 #include "channels/channel.hpp"
-#include "runtime/cancelled.hpp"
 
 namespace kpn::detail {
 
@@ -20,7 +17,7 @@ void throw_empty_endpoint(bool writer_side) {
 }
 
 void EndpointOwner::check_slow(ChannelBase& ch, bool writer_side) {
-  if (current_must_unwind() && std::uncaught_exceptions() == 0) throw Cancelled{};
+  unwind_if_requested();
   const ProcessId self = current_process_id();
   if (self != 0 && self == id_.load(std::memory_order_relaxed)) return;
   const std::string& channel = ch.name();

@@ -64,8 +64,8 @@ class OutboxChannel final : public TypedChannel<T>, public OutSource {
     std::unique_lock held(core_.lock);
     bool stalled = false;
     for (;;) {
-      if (core_.closed) throw ChannelClosed(core_.name());
-      if (core_.reader_gone) throw BrokenChannel(core_.name());
+      if (core_.closed) [[unlikely]] core_.throw_closed();
+      if (core_.reader_gone) [[unlikely]] core_.throw_reader_gone();
       if (unsent_.size() + unacked_ < core_.capacity()) break;
       if (!stalled) credit_stalls_.fetch_add(1, std::memory_order_relaxed);
       stalled = true;
@@ -82,8 +82,8 @@ class OutboxChannel final : public TypedChannel<T>, public OutSource {
     bool expired = false;
     bool stalled = false;
     for (;;) {
-      if (core_.closed) throw ChannelClosed(core_.name());
-      if (core_.reader_gone) throw BrokenChannel(core_.name());
+      if (core_.closed) [[unlikely]] core_.throw_closed();
+      if (core_.reader_gone) [[unlikely]] core_.throw_reader_gone();
       if (unsent_.size() + unacked_ < core_.capacity()) break;
       if (expired || deadline_ns == kpn::detail::kNoWait || deadline_ns <= steady_ns()) return WriteStatus::Timeout;
       if (!stalled) credit_stalls_.fetch_add(1, std::memory_order_relaxed);
@@ -178,7 +178,10 @@ class InboxChannel final : public TypedChannel<T>, public InSink {
     {
       std::unique_lock held(core_.lock);
       while (buffer_.empty()) {
-        if (core_.closed) return std::nullopt;
+        if (core_.closed) {
+          BoundedCore::before_end_of_stream();
+          return std::nullopt;
+        }
         park(held, core_.reader_waiting, *this, WaitDirection::Read);
       }
       value.emplace(buffer_.pop_front());
@@ -193,7 +196,10 @@ class InboxChannel final : public TypedChannel<T>, public InSink {
       std::unique_lock held(core_.lock);
       bool expired = false;
       while (buffer_.empty()) {
-        if (core_.closed) return ReadResult<T>::end_of_stream();
+        if (core_.closed) {
+          BoundedCore::before_end_of_stream();
+          return ReadResult<T>::end_of_stream();
+        }
         if (expired || deadline_ns == kpn::detail::kNoWait || deadline_ns <= steady_ns()) return ReadResult<T>::timeout_result();
         expired = park_until(held, core_.reader_waiting, *this, WaitDirection::Read, deadline_ns);
       }

@@ -1,5 +1,8 @@
 #include "runtime/channel_support.hpp"
 
+#include <exception>
+
+#include "runtime/cancelled.hpp"
 #include "runtime/current.hpp"
 #include "runtime/process.hpp"
 #include "runtime/run_shared.hpp"
@@ -20,6 +23,10 @@ void register_with_current_run(std::shared_ptr<ChannelView> channel) {
 bool current_must_unwind() noexcept {
   const Process* self = current_process();
   return self != nullptr && self->must_unwind();
+}
+
+void unwind_if_requested() {
+  if (current_must_unwind() && std::uncaught_exceptions() == 0) throw detail::Cancelled{};
 }
 
 WaiterInfo waiter_info(const Process* waiter) noexcept {

@@ -21,6 +21,12 @@ class Process;
 KPN_EXPORT const std::string& current_process_name() noexcept;
 // True when called from a process that must unwind: its run is stopping, or it was cancelled (cancel.hpp).
 KPN_EXPORT bool current_must_unwind() noexcept;
+// Unwinds the calling process (throws detail::Cancelled) if it must unwind, unless an exception is already
+// unwinding it (a destructor may still use a channel then). For a channel operation about to answer that
+// the stream has ended or the other end is gone: a process cancelled before that answer unwinds, as it
+// would have had it parked first (park checks on waking), so which of the two it does never depends on
+// whether the operation had to wait. Cold: only those answers call it.
+KPN_EXPORT void unwind_if_requested();
 // Lists `channel` in the report of the run the calling process belongs to (no-op outside a process).
 KPN_EXPORT void register_with_current_run(std::shared_ptr<ChannelView> channel);
 
