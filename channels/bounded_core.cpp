@@ -21,8 +21,6 @@ void BoundedCore::throw_reader_gone() const {
   throw BrokenChannel(name_);
 }
 
-void BoundedCore::before_end_of_stream() { unwind_if_requested(); }
-
 ChannelSnapshot BoundedCore::snapshot_locked() const {
   ChannelSnapshot s;
   s.name = name_;

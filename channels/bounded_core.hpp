@@ -46,12 +46,11 @@ class KPN_EXPORT BoundedCore {
   void set_endpoint_names(std::string writer, std::string reader);
   void record_endpoint_user(bool writer_side, ProcessId id, const std::string& name) noexcept;
 
-  // For the typed part, under `lock`. A write that finds the channel closed or its reader gone, and a read
-  // that finds it empty and closed, ask these before they answer so: a process that must unwind (it was
-  // cancelled, or the run stops) unwinds instead (runtime/channel_support.hpp, unwind_if_requested).
+  // For the typed part, under `lock`: a write that finds the channel closed or its reader gone. A process
+  // that must unwind (it was cancelled, or the run stops) unwinds instead (unwind_if_requested,
+  // runtime/channel_support.hpp, which a read that finds the channel empty and closed also asks).
   [[noreturn]] void throw_closed() const;
   [[noreturn]] void throw_reader_gone() const;
-  static void before_end_of_stream();
   void count_message() noexcept { messages_.store(messages_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 
   // The fields every operation touches come first, in the order of their use, so that with the typed

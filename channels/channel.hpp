@@ -19,6 +19,7 @@
 #include "channels/errors.hpp"
 #include "channels/ring_buffer.hpp"
 #include "channels/typed_channel.hpp"
+#include "runtime/channel_support.hpp"
 #include "runtime/current.hpp"
 #include "runtime/export.hpp"
 #include "runtime/steady_time.hpp"
@@ -115,7 +116,7 @@ class Channel final : public TypedChannel<T> {
     bool expired = false;
     while (buffer_.empty()) {
       if (core_.closed) {
-        BoundedCore::before_end_of_stream();
+        unwind_if_requested();  // a cancelled reader unwinds instead
         return ReadResult<T>::end_of_stream();
       }
       if (expired || deadline_ns == detail::kNoWait || deadline_ns <= steady_ns()) return ReadResult<T>::timeout_result();
@@ -158,7 +159,7 @@ class Channel final : public TypedChannel<T> {
     Handoff handed;  // outlives every park below (the rules at the top)
     while (buffer_.empty()) {
       if (core_.closed) {
-        BoundedCore::before_end_of_stream();
+        unwind_if_requested();  // a cancelled reader unwinds instead
         return true;
       }
       handoff_ = current_run_hands_off() ? &handed : nullptr;  // Scheduler::direct_handoff

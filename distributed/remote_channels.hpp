@@ -47,6 +47,7 @@
 #include "distributed/link.hpp"
 #include "distributed/wire.hpp"
 #include "runtime/blocking.hpp"
+#include "runtime/channel_support.hpp"
 #include "runtime/process_options.hpp"
 #include "runtime/steady_time.hpp"
 #include "runtime/timers.hpp"
@@ -179,7 +180,7 @@ class InboxChannel final : public TypedChannel<T>, public InSink {
       std::unique_lock held(core_.lock);
       while (buffer_.empty()) {
         if (core_.closed) {
-          BoundedCore::before_end_of_stream();
+          unwind_if_requested();  // a cancelled reader unwinds instead
           return std::nullopt;
         }
         park(held, core_.reader_waiting, *this, WaitDirection::Read);
@@ -197,7 +198,7 @@ class InboxChannel final : public TypedChannel<T>, public InSink {
       bool expired = false;
       while (buffer_.empty()) {
         if (core_.closed) {
-          BoundedCore::before_end_of_stream();
+          unwind_if_requested();  // a cancelled reader unwinds instead
           return ReadResult<T>::end_of_stream();
         }
         if (expired || deadline_ns == kpn::detail::kNoWait || deadline_ns <= steady_ns()) return ReadResult<T>::timeout_result();

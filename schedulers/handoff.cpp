@@ -241,6 +241,7 @@ Process* HandoffScheduler::steal(Worker& w, Slot& mine) {
 Process* HandoffScheduler::steal_queued(Worker& w, Slot& mine, std::size_t first) {
   const std::size_t self = static_cast<std::size_t>(w.index());
   std::array<Process*, config::kMaxStealBatch> batch;
+  const unsigned from = static_cast<unsigned>(first % 64);
   // The summary's words from the one holding `first` on, each word's bits from `first`'s on, then the
   // rest: a random order among the victims that show work, as the plain visit's random start gives.
   for (std::size_t k = 0; k <= queued_words_; ++k) {
@@ -248,7 +249,6 @@ Process* HandoffScheduler::steal_queued(Worker& w, Slot& mine, std::size_t first
     std::uint64_t bits = queued_[word].bits.load(std::memory_order_relaxed);
     if (word == self / 64) bits &= ~(std::uint64_t{1} << (self % 64));
     // The first word is visited twice: its bits from `first`'s on, and at the end those before.
-    const unsigned from = static_cast<unsigned>(first % 64);
     if (k == 0) bits &= ~std::uint64_t{0} << from;
     if (k == queued_words_) bits &= from == 0 ? 0 : ~(~std::uint64_t{0} << from);
     while (bits != 0) {
