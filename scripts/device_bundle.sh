@@ -7,22 +7,20 @@
 #                         METIS, Open MPI, libstdc++...), one copy for every build; not glibc itself (libc, libm,
 #                         the loader), which must match the machine's own and is present everywhere
 #   .dev/now/bin/kpn-run  this tree's build/ (build it first: scripts/build.sh)
-#   .dev/before/bin/kpn-run
-#                         with --before REV only: REV built in Release in a worktree beside this one, for an A/B
-#                         in one device call (scripts/sg_variants.py --variant NAME=POLICY@.dev/before/bin/kpn-run)
+#   .dev/NAME/bin/kpn-run for each NAME=REV[+PATCH] argument: revision REV (with PATCH applied, a file of
+#                         docs/patches/ say) built in Release in a worktree beside this one, ../kpn-NAME, for an
+#                         A/B in one device call (scripts/sg_variants.py --variant NAME=handoff@.dev/NAME/bin/kpn-run)
 #
-#   bash scripts/device_bundle.sh [--before REV]
+#   bash scripts/device_bundle.sh [NAME=REV[+PATCH] ...]
+#   bash scripts/device_bundle.sh before=0bf0508 lazy=HEAD+docs/patches/lazy-queue-summary.diff
 #
 # Each wrapper runs its build's own libkpn first, then .dev/lib. The bundle is about 15 MB, well under the
 # carry's 64 MiB; scripts/device_scaling.sh is the measurement that uses it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-before=""
-while (($#)); do
-  case "$1" in
-    --before) before=${2:?--before needs a revision}; shift 2 ;;
-    *) echo "usage: $0 [--before REV]" >&2; exit 2 ;;
-  esac
+for spec in "$@"; do
+  [[ "$spec" =~ ^[a-z][a-z0-9-]*=[^+]+(\+.+)?$ && "${spec%%=*}" != now ]] || {
+    echo "usage: $0 [NAME=REV[+PATCH] ...] (NAME in lower case, not 'now')" >&2; exit 2; }
 done
 [[ -x build/bin/kpn-run ]] || { echo "$0: no build/bin/kpn-run: run scripts/build.sh first" >&2; exit 1; }
 
@@ -52,20 +50,26 @@ EOF
 }
 
 pack now build
-if [[ -n "$before" ]]; then
-  rev=$(git rev-parse --short "$before")
-  tree="$PWD/../kpn-before-$rev"
+for spec in "$@"; do
+  name=${spec%%=*} what=${spec#*=}
+  rev=$(git rev-parse --short "${what%%+*}")
+  patch=""
+  [[ "$what" == *+* ]] && patch=$(readlink -f "${what#*+}")
+  tree="$PWD/../kpn-$name"
   [[ -d "$tree" ]] || git worktree add --detach "$tree" "$rev"
+  git -C "$tree" reset -q --hard   # a patch applied there last time
+  git -C "$tree" checkout -q --detach "$rev"
+  [[ -z "$patch" ]] || git -C "$tree" apply "$patch"
   if command -v ccache > /dev/null; then
     export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR="$tree"
   fi
   cmake -S "$tree" -B "$tree/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKPN_BUILD_BENCH=OFF \
     -DKPN_BUILD_EXAMPLES=OFF > /dev/null
   cmake --build "$tree/build" --target kpn-run
-  pack before "$tree/build"
-  echo "$rev" > .dev/before/REVISION
-fi
-git rev-parse --short HEAD > .dev/now/REVISION
+  pack "$name" "$tree/build"
+  echo "$rev${patch:+ + ${what#*+}}" > ".dev/$name/REVISION"
+done
+{ git rev-parse --short HEAD; git diff --quiet HEAD || echo "with uncommitted changes"; } > .dev/now/REVISION
 # A last look that the wrappers start with nothing but the carried libraries and glibc.
 for w in .dev/*/bin/kpn-run; do
   env -u LD_LIBRARY_PATH "$w" --version > /dev/null || { echo "$0: $w does not start" >&2; exit 1; }

@@ -2,12 +2,12 @@
 # The scaling measurements that need a machine with many CPUs (issue 12's 16-CPU rows; docs/experiments.md,
 # "On 8 and 16 CPUs"), in one call of the lent device machine, from a bundle made here first:
 #
-#   bash scripts/device_bundle.sh --before REV        # on this machine: .dev/ (REV: the build to compare with)
+#   bash scripts/device_bundle.sh [NAME=REV[+PATCH] ...]   # on this machine: .dev/, with builds to compare
 #   run: bash scripts/device_scaling.sh   carry: [".dev"]   timeout_s: 560
 #
 # Steps, each under its own time limit so that one slow step leaves the others' results:
-#   1. scripts/sg_variants.py on 16 and then 8 CPUs: `handoff` of this build (now), of REV (before, when the
-#      bundle has it) and `ws-last`, alternated run by run: speedup, steal attempts per second, wake-ups,
+#   1. scripts/sg_variants.py on 16 and then 8 CPUs: `handoff` of this build (now), of every other build
+#      in the bundle (NAME) and `ws-last`, alternated run by run: speedup, steal attempts per second, wake-ups,
 #      CPU-seconds per second, then the idle case.
 #   2. tools/experiment.py: the paper's experiments 1 and 2 for ws-cur, ws-last and handoff on 16 CPUs
 #      (configs/experiments/6-handoff.yaml, 7-handoff-workers.yaml), tables and figures.
@@ -38,7 +38,10 @@ for r in .dev/*/REVISION; do echo "$r: $(cat "$r")"; done
 python3 -c 'import yaml, matplotlib' || echo "python3 lacks yaml or matplotlib: step 2 will fail"
 
 variants=(--variant now=handoff --variant ws-last=ws-last)
-[[ -x .dev/before/bin/kpn-run ]] && variants+=(--variant before=handoff@.dev/before/bin/kpn-run)
+for b in .dev/*/bin/kpn-run; do
+  name=${b#.dev/}; name=${name%%/*}
+  [[ $name == now ]] || variants+=(--variant "$name=handoff@$b")
+done
 for c in ${CPUS_LIST:-16 8}; do
   if ((c > $(nproc))); then echo "== skipped: $c CPUs, the machine has $(nproc)"; continue; fi
   step 150 python3 scripts/sg_variants.py --cpus "$c" --reps "${REPS:-7}" --bin .dev/now/bin/kpn-run \
