@@ -196,11 +196,11 @@ TEST_CASE("a merge by arrival through select delivers every message exactly once
     auto [a_tx, a_rx] = net.channel<int>(2, "a");
     auto [b_tx, b_rx] = net.channel<int>(2, "b");
     auto [out_tx, out_rx] = net.channel<int>(2, "out");
-    net.process("left", [n, tx = std::move(a_tx)]() mutable {
-      for (int i = 0; i < n; ++i) tx.write(2 * i);
+    net.process("left", [count = n, tx = std::move(a_tx)]() mutable {
+      for (int i = 0; i < count; ++i) tx.write(2 * i);
     });
-    net.process("right", [n, tx = std::move(b_tx)]() mutable {
-      for (int i = 0; i < n; ++i) tx.write(2 * i + 1);
+    net.process("right", [count = n, tx = std::move(b_tx)]() mutable {
+      for (int i = 0; i < count; ++i) tx.write(2 * i + 1);
     });
     net.process("merge", [a = std::move(a_rx), b = std::move(b_rx), out = std::move(out_tx)]() mutable {
       bool open[2] = {true, true};

@@ -89,8 +89,12 @@ TEST_CASE("a rank whose process waits on its channel with a deadline is not stal
   for (const bool timed : {false, true}) {
     CAPTURE(timed);
     WatchedReader r;
-    auto& [net, ends, channel, watch, ended] = r;
-    auto& [tx, rx] = ends;
+    // Named references, not a structured binding: lambdas capture them (clang before 16 cannot capture a binding).
+    auto& net = r.net;
+    auto& channel = r.channel;
+    auto& watch = r.watch;
+    auto& ended = r.ended;
+    auto& [tx, rx] = r.ends;
     net.process("reader", d::watched_body(
                               [rx = std::move(rx), timed]() mutable {
                                 if (timed) {
@@ -117,8 +121,11 @@ TEST_CASE("a rank with a spawned process alive is not stalled; once the process 
           "[distributed][watch]") {
   using namespace std::chrono_literals;
   WatchedReader r;
-  auto& [net, ends, channel, watch, ended] = r;
-  auto& rx = ends.second;
+  auto& net = r.net;
+  auto& channel = r.channel;
+  auto& watch = r.watch;
+  auto& ended = r.ended;
+  auto& rx = r.ends.second;
   std::atomic<bool> release_helper{false};
   std::atomic<bool> stop_keeper{false};
   // The reader spawns a helper, undeclared, then waits on its declared channel (its writer's end is held
