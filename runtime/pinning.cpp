@@ -1,6 +1,7 @@
 #include "runtime/pinning.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -28,19 +29,36 @@ const char* to_string(Place p) noexcept {
 }
 
 namespace {
+std::atomic<std::size_t> machine_topology_loads{0};
+
 unsigned count(hwloc_topology_t topo, hwloc_obj_type_t type) {
   const int n = hwloc_get_nbobjs_by_type(topo, type);
   return n > 0 ? static_cast<unsigned>(n) : 0u;
 }
 }  // namespace
 
-CpuTopology::CpuTopology() : CpuTopology([] {
-  auto impl = std::make_unique<Impl>();
-  if (hwloc_topology_init(&impl->topo) != 0 || hwloc_topology_load(impl->topo) != 0) {
-    throw std::runtime_error("hwloc: cannot load the machine topology");
-  }
-  return impl;
-}(), true) {}
+// This machine's topology, discovered once per program (hwloc_topology_load reads /sys and dlopens hwloc's
+// plugins: about 3 ms on a 2-vCPU VM, more on a large machine, at every Runtime otherwise; and under
+// ThreadSanitizer every dlopen costs a mapping that is never returned, which a program making thousands of
+// Runtimes runs out of). Never modified after the load, so every CpuTopology reads it concurrently, as hwloc
+// allows ("Thread Safety" in its manual); the static initialisation publishes it. A load that fails throws and
+// is tried again by the next CpuTopology. What is read per CpuTopology, not cached: the program's binding
+// (taskset, sched_setaffinity between two Runtimes).
+std::shared_ptr<const CpuTopology::Impl> CpuTopology::machine() {
+  static const std::shared_ptr<const Impl> machine = [] {
+    auto impl = std::make_shared<Impl>();
+    if (hwloc_topology_init(&impl->topo) != 0 || hwloc_topology_load(impl->topo) != 0) {
+      throw std::runtime_error("hwloc: cannot load the machine topology");
+    }
+    machine_topology_loads.fetch_add(1, std::memory_order_relaxed);
+    return std::shared_ptr<const Impl>(std::move(impl));
+  }();
+  return machine;
+}
+
+CpuTopology::CpuTopology() : CpuTopology(machine(), true) {}
+
+std::size_t CpuTopology::machine_loads() noexcept { return machine_topology_loads.load(std::memory_order_relaxed); }
 
 std::unique_ptr<CpuTopology> CpuTopology::synthetic(const std::string& description) {
   auto impl = std::make_unique<Impl>();
@@ -48,10 +66,10 @@ std::unique_ptr<CpuTopology> CpuTopology::synthetic(const std::string& descripti
   if (hwloc_topology_set_synthetic(impl->topo, description.c_str()) != 0 || hwloc_topology_load(impl->topo) != 0) {
     throw std::invalid_argument("hwloc rejects the synthetic topology '" + description + "'");
   }
-  return std::unique_ptr<CpuTopology>(new CpuTopology(std::move(impl), false));
+  return std::unique_ptr<CpuTopology>(new CpuTopology(std::shared_ptr<const Impl>(std::move(impl)), false));
 }
 
-CpuTopology::CpuTopology(std::unique_ptr<Impl> impl, bool this_system) : impl_(std::move(impl)), this_system_(this_system) {
+CpuTopology::CpuTopology(std::shared_ptr<const Impl> impl, bool this_system) : impl_(std::move(impl)), this_system_(this_system) {
   hwloc_topology_t topo = impl_->topo;
   // The PUs this program is allowed on: its current binding (taskset, cgroup cpusets) within the
   // topology's allowed set. A synthetic machine is not this one: the program's binding means nothing there.

@@ -2,6 +2,7 @@
 // The machine's processing units, from hwloc: the order workers are pinned in, how near two PUs are
 // (Pheet's places, for thieves that look nearby first), and pinning a kernel thread to one PU.
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,7 +25,9 @@ KPN_EXPORT const char* to_string(Place p) noexcept;
 
 class KPN_EXPORT CpuTopology {
  public:
-  // This machine, restricted to the PUs this program may run on (taskset, cgroup cpusets).
+  // This machine, restricted to the PUs this program may run on (taskset, cgroup cpusets). The machine's
+  // structure is discovered once per program and shared by every CpuTopology; the program's binding is read
+  // again by each.
   CpuTopology();
   // A made-up machine in hwloc's synthetic syntax ("pack:2 core:4 pu:2"), for tests: every PU is allowed,
   // and pin_current_thread always fails (its PUs need not exist). Throws std::invalid_argument if hwloc
@@ -51,12 +54,17 @@ class KPN_EXPORT CpuTopology {
   // Binds the calling thread to processing unit `pu` (an OS index). Returns false if the OS refused.
   bool pin_current_thread(int pu) const;
 
+  // How many times this program has discovered the machine's topology: 1 once any CpuTopology() has been
+  // made (a load that failed and threw counts nothing).
+  static std::size_t machine_loads() noexcept;
+
  private:
   struct Impl;
-  CpuTopology(std::unique_ptr<Impl> impl, bool this_system);
+  static std::shared_ptr<const Impl> machine();
+  CpuTopology(std::shared_ptr<const Impl> impl, bool this_system);
   std::vector<int> cores_first() const;
 
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<const Impl> impl_;
   bool this_system_;
   std::vector<int> pus_;
   unsigned packages_ = 0, numa_nodes_ = 0, cores_ = 0, total_pus_ = 0;

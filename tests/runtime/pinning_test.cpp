@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sched.h>
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -113,4 +115,34 @@ TEST_CASE("a run reports the machine, the pin mode and the PU of each worker", "
     CHECK(r.topology.worker_pus == std::vector<int>{-1, -1});
     CHECK(r.workers[0].pu == -1);
   }
+}
+
+TEST_CASE("the machine's topology is discovered once, however many runtimes a program makes", "[runtime][pinning]") {
+  for (int i = 0; i < 3; ++i) {
+    (void)run_trivial(PinMode::cores, 2);
+    const CpuTopology machine;
+  }
+  CHECK(CpuTopology::machine_loads() == 1);
+}
+
+TEST_CASE("a topology made after the program's binding changed sees the new binding", "[runtime][pinning]") {
+  const CpuTopology before;
+  if (before.allowed_pus().size() < 2) {
+    WARN("one PU: nothing to narrow the binding to");
+    return;
+  }
+  // Only this thread exists here (ctest runs each case in a process of its own, and a run joins its threads),
+  // so its binding is the program's.
+  cpu_set_t all;
+  REQUIRE(::sched_getaffinity(0, sizeof all, &all) == 0);
+  const int second = before.allowed_pus()[1];
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(second, &one);
+  REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);
+  const CpuTopology after;
+  REQUIRE(::sched_setaffinity(0, sizeof all, &all) == 0);
+  CHECK(after.allowed_pus() == std::vector<int>{second});
+  CHECK(after.total_pus() == before.total_pus());
+  CHECK(CpuTopology::machine_loads() == 1);
 }
