@@ -325,4 +325,10 @@ void IdleWorkers::wake_all() noexcept {
   for (unsigned i = 0; i < workers_; ++i) claim(i, kNotified);
 }
 
+void IdleWorkers::append_counts(std::vector<std::pair<std::string, double>>& out) const {
+  out.emplace_back("sleeps", static_cast<double>(sleeps()));
+  out.emplace_back("wakeups", static_cast<double>(wakeups()));
+  out.emplace_back("futex_wakes", static_cast<double>(futex_wakes()));
+}
+
 }  // namespace kpn

@@ -61,7 +61,8 @@
 //
 // Naps (nap_while_others_run, for a policy whose workers may leave a process waiting where only a look
 // finds it: handoff's next slot behind a computation, when the hand-off woke nobody because its waker
-// usually blocks at once). A worker that goes to wait on its futex while another worker is awake waits at
+// usually blocks at once; and for gp, whose idle worker must look now and then to judge whether the load
+// has drifted). A worker that goes to wait on its futex while another worker is awake waits at
 // most its nap (config::kIdleNapUs at first), then takes itself back (Sleeping -> Awake, as the watcher
 // does when its deadline passes) and returns to its worker loop, not as a searcher, to look once. A nap
 // that brought nothing doubles the next one, up to config::kIdleNapMaxMs; a sleep a waker ended, or a
@@ -96,6 +97,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "runtime/config.hpp"
 #include "runtime/export.hpp"
@@ -172,6 +176,9 @@ class KPN_EXPORT IdleWorkers {
   std::uint64_t sleeps() const noexcept { return sum(&Word::sleeps); }
   std::uint64_t wakeups() const noexcept { return sum(&Word::wakeups); }
   std::uint64_t futex_wakes() const noexcept { return sum(&Word::futex_wakes); }
+  // Appends the three counts above to a policy's Scheduler::stats, as `sleeps`, `wakeups`, `futex_wakes`:
+  // every policy that sleeps its workers reports them under the same names.
+  void append_counts(std::vector<std::pair<std::string, double>>& out) const;
 
  private:
   enum : std::uint32_t { kAwake = 0, kSleeping = 1, kNotified = 2, kRetimed = 3, kSpinning = 4 };

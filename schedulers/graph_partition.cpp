@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include <sched.h>
-
+#include "runtime/idle_workers.hpp"
 #include "runtime/log.hpp"
 #include "runtime/process.hpp"
 #include "runtime/scheduler_registry.hpp"
@@ -42,6 +41,13 @@ void GraphPartitionScheduler::start(SchedulerContext& context) {
   stats_ = Stats{};
   interval_ms_ = tuning_.min_interval_ms;
   next_repartition_ns_.store(steady_ns() + static_cast<std::int64_t>(interval_ms_ * 1e6), std::memory_order_relaxed);
+  sleepers_ = &context.idle_workers();
+  // Every notify_worker follows a push that made the watched size non-zero (wake_if_filled), and the size
+  // stays non-zero until the process is taken: a spinning sleeper sees its work itself.
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    sleepers_->watch(static_cast<unsigned>(i), &slots_[i].queue.size_word());
+  }
+  sleepers_->nap_while_others_run(tuning_.repartition && workers_.size() > 1);
 }
 
 void GraphPartitionScheduler::on_network(const ProcessGraph& network) {
@@ -88,21 +94,32 @@ void GraphPartitionScheduler::on_spawn(Process& p, Worker* spawner) {
   }
   if (spawner == nullptr) ++next_initial_;
   set_home(p, home);
-  if (spawner != nullptr) {
-    queue(static_cast<std::size_t>(home)).push_front(&p);
-  } else {
-    queue(static_cast<std::size_t>(home)).push_back(&p);
+  const auto at = static_cast<std::size_t>(home);
+  wake_if_filled(at, spawner != nullptr ? queue(at).push_front(&p) : queue(at).push_back(&p), spawner);
+}
+
+void GraphPartitionScheduler::wake_if_filled(std::size_t w, bool filled, const Worker* by) {
+  if (filled && (by == nullptr || static_cast<std::size_t>(by->index()) != w)) {
+    sleepers_->notify_worker(static_cast<unsigned>(w));
   }
 }
 
-void GraphPartitionScheduler::on_unblock(Process& p, Worker*) { queue(placed_home(p)).push_front(&p); }
+void GraphPartitionScheduler::on_unblock(Process& p, Worker* waker) {
+  const std::size_t at = placed_home(p);
+  wake_if_filled(at, queue(at).push_front(&p), waker);
+}
 
-void GraphPartitionScheduler::on_yield(Process& p, Worker&) { queue(placed_home(p)).push_back(&p); }
+// A yielding process whose home was changed (a repartition) migrates here, to another worker's queue.
+void GraphPartitionScheduler::on_yield(Process& p, Worker& w) {
+  const std::size_t at = placed_home(p);
+  wake_if_filled(at, queue(at).push_back(&p), &w);
+}
 
 Process* GraphPartitionScheduler::pick_next(Worker& w) {
-  Process* p = queue(static_cast<std::size_t>(w.index())).pop_front();
+  const auto i = static_cast<std::size_t>(w.index());
+  Process* p = queue(i).pop_front();
   if (p != nullptr) {
-    IdleClock& idle = idle_[static_cast<std::size_t>(w.index())];
+    IdleClock& idle = idle_[i];
     if (idle.idle_since_ns != 0) {  // one clock read per idle spell, not per switch
       idle.idle_ns += steady_ns() - idle.idle_since_ns;
       idle.idle_since_ns = 0;
@@ -119,27 +136,32 @@ bool GraphPartitionScheduler::others_have_work(const Worker& w) const noexcept {
 }
 
 void GraphPartitionScheduler::on_idle(Worker& w) {
-  if (tuning_.repartition && workers_.size() > 1) {
-    IdleClock& idle = idle_[static_cast<std::size_t>(w.index())];
-    const std::int64_t now = steady_ns();
-    if (idle.idle_since_ns == 0) idle.idle_since_ns = now;
-    if (idle.window_start_ns == 0) idle.window_start_ns = now;
-    const std::int64_t window = now - idle.window_start_ns;
-    if (ms_between(0, window) >= tuning_.window_ms) {
-      const std::int64_t idle_ns = idle.idle_ns + (now - idle.idle_since_ns);
-      if (static_cast<double>(idle_ns) >= tuning_.idle_share * static_cast<double>(window) &&
-          now >= next_repartition_ns_.load(std::memory_order_relaxed) && others_have_work(w)) {
-        bool expected = false;
-        if (repartitioning_.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
-          repartition(now);
-          repartitioning_.store(false, std::memory_order_release);
-        }
+  if (tuning_.repartition && workers_.size() > 1) check_drift(w);
+  // Nobody else can give this worker work but through its queue, and nobody takes from it (the header).
+  const auto i = static_cast<std::size_t>(w.index());
+  Slot& s = slots_[i];
+  s.searching = sleepers_->sleep(static_cast<unsigned>(i), s.searching, [&s] { return s.queue.size_hint() > 0; });
+}
+
+void GraphPartitionScheduler::check_drift(Worker& w) {
+  IdleClock& idle = idle_[static_cast<std::size_t>(w.index())];
+  const std::int64_t now = steady_ns();
+  if (idle.idle_since_ns == 0) idle.idle_since_ns = now;
+  if (idle.window_start_ns == 0) idle.window_start_ns = now;
+  const std::int64_t window = now - idle.window_start_ns;
+  if (ms_between(0, window) >= tuning_.window_ms) {
+    const std::int64_t idle_ns = idle.idle_ns + (now - idle.idle_since_ns);
+    if (static_cast<double>(idle_ns) >= tuning_.idle_share * static_cast<double>(window) &&
+        now >= next_repartition_ns_.load(std::memory_order_relaxed) && others_have_work(w)) {
+      bool expected = false;
+      if (repartitioning_.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
+        repartition(now);
+        repartitioning_.store(false, std::memory_order_release);
       }
-      idle.window_start_ns = idle.idle_since_ns = steady_ns();
-      idle.idle_ns = 0;
     }
+    idle.window_start_ns = idle.idle_since_ns = steady_ns();
+    idle.idle_ns = 0;
   }
-  sched_yield();
 }
 
 void GraphPartitionScheduler::repartition(std::int64_t begin) {

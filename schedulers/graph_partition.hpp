@@ -23,6 +23,14 @@
 //   repartition that moved nothing doubles the wait before the next one (up to Tuning::max_interval_ms),
 //   so a load that no placement can balance does not keep a worker partitioning.
 //
+// Idle workers sleep (runtime/idle_workers.hpp), as `local`'s do: a worker's work only ever shows in its
+// own queue, so it sleeps until that queue fills (spinning briefly on the queue's size, then on a futex),
+// and the push that fills it from another worker wakes it (queue_at). Under gp a sleeping worker also
+// naps while another worker is awake (IdleWorkers::nap_while_others_run): it wakes after 1 ms, then after
+// doubling naps up to 100 ms, to judge its window and repartition if the load has drifted, since nothing
+// else would wake it while the others hold all the work. gp-static never naps: no look of an idle worker
+// can change its placement.
+//
 // Concurrency: a process's home lives in its policy slot (Process::policy_data<Home>), read and written
 // with relaxed std::atomic_ref: any value read is a valid worker, and the queue's lock orders the process
 // itself. Each worker's queue is gp's own (run_queue.hpp). The statistics and
@@ -83,6 +91,12 @@ class KPN_EXPORT GraphPartitionScheduler final : public Scheduler {
   };
   struct alignas(64) Slot {
     RunQueue queue;
+    // The worker's own: whether its last wake-up made it a searcher (handed back at its next sleep). It
+    // never confirms a wake-up (IdleWorkers::woke_to_work), so its spin stays kIdleSpinUs: two processes
+    // partitioned apart that take turns every 100 us would otherwise keep both workers spinning, two CPUs
+    // for one CPU's work (1.1 against 1.9 CPU-seconds per second of wall, at 5 % more wall; the measure
+    // is in docs/schedulers.md).
+    bool searching = false;
   };
   // Per worker, written only by that worker's thread.
   struct alignas(64) IdleClock {
@@ -105,6 +119,12 @@ class KPN_EXPORT GraphPartitionScheduler final : public Scheduler {
   // home_of, with an unplaced process counted on worker 0.
   std::size_t placed_home(Process& p) const noexcept;
   RunQueue& queue(std::size_t worker) noexcept { return slots_[worker].queue; }
+  // Wakes worker `w` after a push by `by` (null: no worker) that filled its empty queue, unless `by` is `w`
+  // (awake, since it is pushing). Only the filling push needs to: after it the worker is awake or being
+  // woken, and it cannot sleep again before its queue is empty, which means this process was taken.
+  void wake_if_filled(std::size_t w, bool filled, const Worker* by);
+  // Judges the calling idle worker's window and repartitions if the load has drifted (the header).
+  void check_drift(Worker& w);
   bool others_have_work(const Worker& w) const noexcept;
   void repartition(std::int64_t now_ns);
 
@@ -113,6 +133,7 @@ class KPN_EXPORT GraphPartitionScheduler final : public Scheduler {
   std::vector<Worker*> workers_;
   std::unique_ptr<Slot[]> slots_;
   std::unique_ptr<IdleClock[]> idle_;
+  IdleWorkers* sleepers_ = nullptr;
   std::vector<int> initial_homes_;  // for the initial network, in spawn order; used before workers start
   std::size_t next_initial_ = 0;
 

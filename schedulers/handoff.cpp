@@ -329,11 +329,7 @@ std::vector<std::pair<std::string, double>> HandoffScheduler::stats() const {
                                                    {"stolen_processes", static_cast<double>(stolen)},
                                                    {"empty_queue_probes", static_cast<double>(empty_probes)},
                                                    {"next_slot_steals", static_cast<double>(next_steals)}};
-  if (idle_ != nullptr) {
-    out.emplace_back("sleeps", static_cast<double>(idle_->sleeps()));
-    out.emplace_back("wakeups", static_cast<double>(idle_->wakeups()));
-    out.emplace_back("futex_wakes", static_cast<double>(idle_->futex_wakes()));
-  }
+  if (idle_ != nullptr) idle_->append_counts(out);
   return out;
 }
 

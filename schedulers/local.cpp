@@ -56,10 +56,9 @@ void LocalScheduler::on_idle(Worker& w) {
 }
 
 std::vector<std::pair<std::string, double>> LocalScheduler::stats() const {
-  if (idle_ == nullptr) return {};
-  return {{"sleeps", static_cast<double>(idle_->sleeps())},
-          {"wakeups", static_cast<double>(idle_->wakeups())},
-          {"futex_wakes", static_cast<double>(idle_->futex_wakes())}};
+  std::vector<std::pair<std::string, double>> out;
+  if (idle_ != nullptr) idle_->append_counts(out);
+  return out;
 }
 
 int LocalScheduler::home_of(Process& p) const noexcept { return p.policy_data<Home>().worker; }

@@ -19,10 +19,13 @@ class Process;
 
 class RunQueue {
  public:
-  void push_front(Process* p) {
+  // True if the queue was empty before (under the lock: exact).
+  bool push_front(Process* p) {
     std::lock_guard g(lock_);
+    const bool was_empty = ring_.size() == 0;
     ring_.push_front(p);
     publish_size();
+    return was_empty;
   }
   // True if the queue was empty before (under the lock: exact).
   bool push_back(Process* p) {

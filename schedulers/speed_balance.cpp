@@ -274,10 +274,7 @@ std::vector<std::pair<std::string, double>> SpeedBalanceScheduler::stats() const
     out.emplace_back(fmt::format("speed_w{}", i), speed);
   }
   out.emplace_back("interval_ms", static_cast<double>(interval_ns_) / 1e6);
-  if (idle_ != nullptr) {
-    out.emplace_back("sleeps", static_cast<double>(idle_->sleeps()));
-    out.emplace_back("wakeups", static_cast<double>(idle_->wakeups()));
-  }
+  if (idle_ != nullptr) idle_->append_counts(out);
   return out;
 }
 

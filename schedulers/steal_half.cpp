@@ -142,10 +142,7 @@ std::vector<std::pair<std::string, double>> StealHalfScheduler::stats() const {
   for (std::size_t l = 0; l < at.size(); ++l) {
     out.emplace_back(std::string("steals_") + to_string(static_cast<Place>(l)), static_cast<double>(at[l]));
   }
-  if (idle_ != nullptr) {
-    out.emplace_back("sleeps", static_cast<double>(idle_->sleeps()));
-    out.emplace_back("wakeups", static_cast<double>(idle_->wakeups()));
-  }
+  if (idle_ != nullptr) idle_->append_counts(out);
   return out;
 }
 

@@ -156,10 +156,7 @@ std::vector<std::pair<std::string, double>> SuccessOnlyScheduler::stats() const 
                                                    {"withdrawn_requests", static_cast<double>(withdrawals)},
                                                    {"pushes", static_cast<double>(pushes)},
                                                    {"pushed_processes", static_cast<double>(pushed)}};
-  if (idle_ != nullptr) {
-    out.emplace_back("sleeps", static_cast<double>(idle_->sleeps()));
-    out.emplace_back("wakeups", static_cast<double>(idle_->wakeups()));
-  }
+  if (idle_ != nullptr) idle_->append_counts(out);
   return out;
 }
 
