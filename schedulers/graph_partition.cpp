@@ -219,7 +219,7 @@ void GraphPartitionScheduler::repartition(std::int64_t begin) {
 }
 
 std::vector<std::pair<std::string, double>> GraphPartitionScheduler::stats() const {
-  return {{"initial_partition_ms", stats_.initial_ms},
+  std::vector<std::pair<std::string, double>> out{{"initial_partition_ms", stats_.initial_ms},
           {"repartitions", static_cast<double>(stats_.repartitions)},
           {"migrations", static_cast<double>(stats_.migrations)},
           {"partition_ms_total", stats_.partition_ms_total},
@@ -227,6 +227,8 @@ std::vector<std::pair<std::string, double>> GraphPartitionScheduler::stats() con
           {"registry_hold_us_max", stats_.registry_hold_us_max},
           {"metis_rejected", static_cast<double>(stats_.metis_rejected)},
           {"metis_skipped", static_cast<double>(stats_.metis_skipped)}};
+  if (sleepers_ != nullptr) sleepers_->append_counts(out);
+  return out;
 }
 
 }  // namespace kpn
