@@ -3,15 +3,16 @@
 #include <algorithm>
 #include <mutex>
 
-#include <sched.h>
-
-#include "runtime/config.hpp"
+#include "runtime/idle_workers.hpp"
 #include "runtime/scheduler_registry.hpp"
+#include "runtime/worker.hpp"
 
 namespace kpn {
 
-void GlobalScheduler::start(SchedulerContext&) {
+void GlobalScheduler::start(SchedulerContext& context) {
   // No worker runs yet: a new run forgets the last run's queue (its processes were unwound) and counters.
+  idle_ = &context.idle_workers();
+  searching_ = std::make_unique<Searching[]>(context.workers().size());
   std::lock_guard g(lock_);
   queue_.clear();
   counters_ = {};
@@ -25,32 +26,49 @@ void GlobalScheduler::on_unblock(Process& p, Worker*) { enqueue(p); }
 void GlobalScheduler::on_yield(Process& p, Worker&) { enqueue(p); }
 
 void GlobalScheduler::enqueue(Process& p) {
-  acquire();
-  std::lock_guard g(lock_, std::adopt_lock);
-  queue_.push_back(&p);
-  approx_size_.store(queue_.size(), std::memory_order_relaxed);
-  ++counters_.pushes;
-  counters_.max_length = std::max<std::uint64_t>(counters_.max_length, queue_.size());
+  {
+    acquire();
+    std::lock_guard g(lock_, std::adopt_lock);
+    queue_.push_back(&p);
+    approx_size_.store(queue_.size(), std::memory_order_relaxed);
+    ++counters_.pushes;
+    counters_.max_length = std::max<std::uint64_t>(counters_.max_length, queue_.size());
+  }
+  // After the size's store, as notify_work requires (idle_workers.hpp: the waker's store, fence, load).
+  idle_->notify_work();
 }
 
-Process* GlobalScheduler::pick_next(Worker&) {
+Process* GlobalScheduler::pick_next(Worker& w) {
   // Always through the lock, even when the queue looks empty: Zorro's global pool does, and the contention
   // this costs is what the baseline is for.
-  acquire();
-  std::lock_guard g(lock_, std::adopt_lock);
-  if (queue_.size() == 0) {
-    ++counters_.empty_polls;
-    return nullptr;
+  Process* p = nullptr;
+  std::size_t left = 0;
+  {
+    acquire();
+    std::lock_guard g(lock_, std::adopt_lock);
+    if (queue_.size() == 0) {
+      ++counters_.empty_polls;
+      return nullptr;
+    }
+    p = queue_.pop_front();
+    left = queue_.size();
+    approx_size_.store(left, std::memory_order_relaxed);
+    ++counters_.pops;
   }
-  Process* p = queue_.pop_front();
-  approx_size_.store(queue_.size(), std::memory_order_relaxed);
-  ++counters_.pops;
+  bool& searching = searching_[static_cast<std::size_t>(w.index())].on;
+  if (searching) {  // a waker's sleeper found its work; it wakes the next one if it left some behind
+    searching = false;
+    idle_->stop_searching(left > 0);
+  }
   return p;
 }
 
-void GlobalScheduler::on_idle(Worker&) {
-  // Give the CPU away only if there is still nothing to take (the queue may have filled since the poll).
-  if (approx_size_.load(std::memory_order_relaxed) == 0) sched_yield();
+void GlobalScheduler::on_idle(Worker& w) {
+  // The queue is the only place work shows; the worker sleeps until its size is non-zero (enqueue wakes
+  // one sleeper) or the run stops.
+  bool& searching = searching_[static_cast<std::size_t>(w.index())].on;
+  searching = idle_->sleep(static_cast<unsigned>(w.index()), searching,
+                           [this] { return approx_size_.load(std::memory_order_relaxed) > 0; });
 }
 
 void GlobalScheduler::acquire() noexcept {
@@ -63,7 +81,7 @@ void GlobalScheduler::acquire() noexcept {
 std::vector<std::pair<std::string, double>> GlobalScheduler::stats() const {
   // Every worker has stopped (Scheduler::stats's contract): the counters are read without the lock.
   const Counters& c = counters_;
-  return {{"queue_pushes", static_cast<double>(c.pushes)},
+  std::vector<std::pair<std::string, double>> out{{"queue_pushes", static_cast<double>(c.pushes)},
           {"queue_pops", static_cast<double>(c.pops)},
           {"empty_polls", static_cast<double>(c.empty_polls)},
           {"lock_acquisitions", static_cast<double>(c.acquisitions)},
@@ -71,6 +89,8 @@ std::vector<std::pair<std::string, double>> GlobalScheduler::stats() const {
           {"lock_contended_share",
            c.acquisitions == 0 ? 0.0 : static_cast<double>(c.contended) / static_cast<double>(c.acquisitions)},
           {"max_queue_length", static_cast<double>(c.max_length)}};
+  if (idle_ != nullptr) idle_->append_counts(out);
+  return out;
 }
 
 namespace {

@@ -6,10 +6,14 @@
 // construction, and every push and pop takes the same lock: the contention the per-worker and stealing
 // policies exist to avoid. `stats()` measures it.
 //
-// Idle workers: a worker that finds the queue empty yields its CPU (sched_yield) and looks again, as
-// `local` does. Work appears in exactly one place, GlobalScheduler::enqueue, and an idle worker waits in
-// exactly one place, on_idle: a policy whose idle workers sleep needs only to park in on_idle while the
-// queue is empty and to wake one sleeper in enqueue.
+// Idle workers sleep (runtime/idle_workers.hpp), as a thread pool's workers wait on its condition
+// variable. Work appears in exactly one place, GlobalScheduler::enqueue, which calls notify_work after
+// publishing the new size: if nobody is already on the way to the queue (a searcher) and somebody sleeps,
+// one sleeper wakes, as a searcher. An idle worker waits in exactly one place, on_idle, until the queue's
+// size is non-zero. A searcher that takes a process stops searching and, if it left more behind, wakes the
+// next sleeper (stop_searching(found_more)): a burst of pushes wakes workers one after the other, each for
+// work that is there, never all at once. Before session 27 they yielded their CPU (sched_yield), which on
+// a machine shared with busy programs gave it to them for a whole time slice.
 
 #include <atomic>
 #include <cstddef>
@@ -23,6 +27,8 @@
 
 namespace kpn {
 
+class IdleWorkers;
+
 class KPN_EXPORT GlobalScheduler final : public Scheduler {
  public:
   std::string_view name() const noexcept override { return "global"; }
@@ -32,7 +38,8 @@ class KPN_EXPORT GlobalScheduler final : public Scheduler {
   void on_yield(Process& p, Worker& w) override;
   Process* pick_next(Worker& w) override;
   void on_idle(Worker& w) override;
-  // pushes, pops, empty polls, lock acquisitions, those that found the lock taken, and the longest queue.
+  // pushes, pops, empty polls, lock acquisitions, those that found the lock taken, the longest queue, and
+  // the idle workers' sleeps, wakeups and futex_wakes.
   std::vector<std::pair<std::string, double>> stats() const override;
 
  private:
@@ -52,12 +59,21 @@ class KPN_EXPORT GlobalScheduler final : public Scheduler {
   // Takes lock_, counting whether it was free.
   void acquire() noexcept;
 
+  // Written only by worker i itself (on_idle, pick_next): whether a waker made it a searcher that has not
+  // yet found work or gone back to sleep. Padded so that no two workers write one line.
+  struct alignas(64) Searching {
+    bool on = false;
+  };
+  std::unique_ptr<Searching[]> searching_;
+  IdleWorkers* idle_ = nullptr;  // the run's, set by start()
+
   // The lock and the queue it guards share a cache line on purpose: whoever holds the lock touches both.
   alignas(64) SpinLock lock_;
   // Guarded by lock_: FIFO, push at the back, pop at the front.
   ProcessRing queue_;
   Counters counters_;
-  // queue_.size(), readable without the lock: a hint for idle workers (and for a future sleeping on_idle).
+  // queue_.size(), readable without the lock: what a sleeping worker's last look reads (on_idle's has_work),
+  // and what a searcher that found work reads to decide whether to wake the next one.
   alignas(64) std::atomic<std::size_t> approx_size_{0};
 };
 

@@ -106,7 +106,7 @@ void GraphPartitionScheduler::wake_if_filled(std::size_t w, bool filled, const W
 
 void GraphPartitionScheduler::on_unblock(Process& p, Worker* waker) {
   const std::size_t at = placed_home(p);
-  wake_if_filled(at, queue(at).push_front(&p), waker);
+  wake_if_filled(at, queue(at).push_back(&p), waker);
 }
 
 // A yielding process whose home was changed (a repartition) migrates here, to another worker's queue.
@@ -126,6 +126,14 @@ Process* GraphPartitionScheduler::pick_next(Worker& w) {
     }
   }
   return p;
+}
+
+// The front of the worker's own queue, for a direct switch (worker_thread.hpp). The worker is running a
+// process, so its idle clock is stopped (idle_since_ns == 0) and there is nothing to account. The racy size
+// check spares the lock when the queue looks empty: the loop's pick_next looks again under it.
+Process* GraphPartitionScheduler::pick_local(Worker& w) {
+  RunQueue& q = queue(static_cast<std::size_t>(w.index()));
+  return q.size_hint() != 0 ? q.pop_front() : nullptr;
 }
 
 bool GraphPartitionScheduler::others_have_work(const Worker& w) const noexcept {

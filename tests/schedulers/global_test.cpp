@@ -5,12 +5,17 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <kpn.hpp>
+
+#include "spin_for.hpp"
 
 using Catch::Matchers::Contains;
 
@@ -107,4 +112,36 @@ TEST_CASE("the global policy's statistics account for every process it handed ou
     REQUIRE(stat(second, "queue_pushes") == 1);
     REQUIRE(stat(second, "queue_pops") == 1);
   }
+}
+
+TEST_CASE("the global policy's idle worker sleeps while another computes", "[schedulers][global]") {
+  kpn::Network net;
+  net.process("busy", [] { kpn::test::spin_for(std::chrono::milliseconds(100)); });
+  const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "global"}).run(net);
+  CAPTURE(r.summary());
+  // The second worker found the queue empty for 100 ms: it spun briefly, then waited on its futex.
+  REQUIRE(stat(r, "sleeps") >= 1);
+  REQUIRE(stat(r, "futex_wakes") <= stat(r, "wakeups"));
+}
+
+TEST_CASE("the global policy wakes a sleeping worker for a process queued while it sleeps", "[schedulers][global]") {
+  // One process at first, so the second worker has nothing and sleeps. 50 ms later the first spawns a
+  // second and then computes, never reaching a scheduling point, until the second has run: only the
+  // other worker can run it, and only if the spawn woke it. (The 10 s limit turns a lost wake-up into a
+  // failure instead of a hang.)
+  kpn::Network net;
+  auto second_ran = std::make_shared<std::atomic<bool>>(false);
+  bool seen = false;
+  net.process("first", [second_ran, &seen] {
+    kpn::test::spin_for(std::chrono::milliseconds(50));
+    kpn::spawn("second", [second_ran] { second_ran->store(true, std::memory_order_release); });
+    const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!second_ran->load(std::memory_order_acquire) && std::chrono::steady_clock::now() < limit) {
+    }
+    seen = second_ran->load(std::memory_order_acquire);
+  });
+  const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "global"}).run(net);
+  CAPTURE(r.summary());
+  REQUIRE(seen);
+  REQUIRE(stat(r, "wakeups") >= 1);
 }
