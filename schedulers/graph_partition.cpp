@@ -128,7 +128,8 @@ Process* GraphPartitionScheduler::pick_next(Worker& w) {
   return p;
 }
 
-// The front of the worker's own queue, for a direct switch (worker_thread.hpp). The worker is running a
+// The front of the worker's own queue, for a direct switch (worker_thread.hpp; session 27: 21 to 40 % off a
+// pipeline and a ring without work, against every switch through the loop). The worker is running a
 // process, so its idle clock is stopped (idle_since_ns == 0) and there is nothing to account. The racy size
 // check spares the lock when the queue looks empty: the loop's pick_next looks again under it.
 Process* GraphPartitionScheduler::pick_local(Worker& w) {
