@@ -153,6 +153,23 @@ class KPN_EXPORT IdleWorkers {
   // searcher (a waker made it one), false otherwise.
   template <class HasWork>
   bool sleep(unsigned index, bool was_searching, HasWork has_work);
+  // The same, for a policy that keeps no searching state of its own (its idle workers take work from one
+  // place and never steal: local, gp, global): whether the wake-up made the worker a searcher is kept in its
+  // word here, and handed back at its next sleep or by found_work(). Called by the worker itself only.
+  template <class HasWork>
+  void sleep(unsigned index, HasWork has_work) {
+    Word& w = words_[index];
+    w.searcher = sleep(index, w.searcher, has_work);
+  }
+  // Worker `index`, which sleeps through the overload above, has found a process. If a waker had made it a
+  // searcher, it stops searching, and wakes the next sleeper when `more_left` (stop_searching). Called by
+  // the worker itself only; a busy worker pays one load of its own word.
+  void found_work(unsigned index, bool more_left) noexcept {
+    Word& w = words_[index];
+    if (!w.searcher) [[likely]] return;
+    w.searcher = false;
+    stop_searching(more_left);
+  }
 
   // The run's earliest timer deadline (TimerQueue::earliest_word), read by a worker about to sleep. Set
   // once, before the workers start.
@@ -197,6 +214,9 @@ class KPN_EXPORT IdleWorkers {
     // The worker's own too: its next nap's length, and whether its last wait ended as a nap.
     std::int64_t nap_ns = 0;
     bool napped = false;
+    // The worker's own too: whether its last wake-up made it a searcher, for the policies that sleep through
+    // sleep(index, has_work).
+    bool searcher = false;
     // Set before the workers start (watch()), then read-only.
     const std::atomic<std::size_t>* watched = nullptr;
     // Counts for the report, kept per word rather than in one shared counter: a waker increments the

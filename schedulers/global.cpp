@@ -12,7 +12,6 @@ namespace kpn {
 void GlobalScheduler::start(SchedulerContext& context) {
   // No worker runs yet: a new run forgets the last run's queue (its processes were unwound) and counters.
   idle_ = &context.idle_workers();
-  searching_ = std::make_unique<Searching[]>(context.workers().size());
   std::lock_guard g(lock_);
   queue_.clear();
   counters_ = {};
@@ -55,20 +54,15 @@ Process* GlobalScheduler::pick_next(Worker& w) {
     approx_size_.store(left, std::memory_order_relaxed);
     ++counters_.pops;
   }
-  bool& searching = searching_[static_cast<std::size_t>(w.index())].on;
-  if (searching) {  // a waker's sleeper found its work; it wakes the next one if it left some behind
-    searching = false;
-    idle_->stop_searching(left > 0);
-  }
+  // A waker's sleeper found its work; it wakes the next one if it left some behind.
+  idle_->found_work(static_cast<unsigned>(w.index()), left > 0);
   return p;
 }
 
 void GlobalScheduler::on_idle(Worker& w) {
   // The queue is the only place work shows; the worker sleeps until its size is non-zero (enqueue wakes
   // one sleeper) or the run stops.
-  bool& searching = searching_[static_cast<std::size_t>(w.index())].on;
-  searching = idle_->sleep(static_cast<unsigned>(w.index()), searching,
-                           [this] { return approx_size_.load(std::memory_order_relaxed) > 0; });
+  idle_->sleep(static_cast<unsigned>(w.index()), [this] { return approx_size_.load(std::memory_order_relaxed) > 0; });
 }
 
 void GlobalScheduler::acquire() noexcept {

@@ -18,7 +18,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
 #include "runtime/export.hpp"
 #include "runtime/scheduler.hpp"
@@ -59,12 +58,6 @@ class KPN_EXPORT GlobalScheduler final : public Scheduler {
   // Takes lock_, counting whether it was free.
   void acquire() noexcept;
 
-  // Written only by worker i itself (on_idle, pick_next): whether a waker made it a searcher that has not
-  // yet found work or gone back to sleep. Padded so that no two workers write one line.
-  struct alignas(64) Searching {
-    bool on = false;
-  };
-  std::unique_ptr<Searching[]> searching_;
   IdleWorkers* idle_ = nullptr;  // the run's, set by start()
 
   // The lock and the queue it guards share a cache line on purpose: whoever holds the lock touches both.

@@ -133,8 +133,7 @@ Process* GraphPartitionScheduler::pick_next(Worker& w) {
 // process, so its idle clock is stopped (idle_since_ns == 0) and there is nothing to account. The racy size
 // check spares the lock when the queue looks empty: the loop's pick_next looks again under it.
 Process* GraphPartitionScheduler::pick_local(Worker& w) {
-  RunQueue& q = queue(static_cast<std::size_t>(w.index()));
-  return q.size_hint() != 0 ? q.pop_front() : nullptr;
+  return queue(static_cast<std::size_t>(w.index())).try_pop_front();
 }
 
 bool GraphPartitionScheduler::others_have_work(const Worker& w) const noexcept {
@@ -147,9 +146,9 @@ bool GraphPartitionScheduler::others_have_work(const Worker& w) const noexcept {
 void GraphPartitionScheduler::on_idle(Worker& w) {
   if (tuning_.repartition && workers_.size() > 1) check_drift(w);
   // Nobody else can give this worker work but through its queue, and nobody takes from it (the header).
-  const auto i = static_cast<std::size_t>(w.index());
+  const auto i = static_cast<unsigned>(w.index());
   Slot& s = slots_[i];
-  s.searching = sleepers_->sleep(static_cast<unsigned>(i), s.searching, [&s] { return s.queue.size_hint() > 0; });
+  sleepers_->sleep(i, [&s] { return s.queue.size_hint() > 0; });
 }
 
 void GraphPartitionScheduler::check_drift(Worker& w) {

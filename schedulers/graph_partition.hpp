@@ -100,13 +100,11 @@ class KPN_EXPORT GraphPartitionScheduler final : public Scheduler {
     int plus_one;
   };
   struct alignas(64) Slot {
+    // Its worker sleeps through IdleWorkers::sleep(index, has_work) and never confirms a wake-up
+    // (IdleWorkers::woke_to_work), so its spin stays kIdleSpinUs: two processes partitioned apart that take
+    // turns every 100 us would otherwise keep both workers spinning, two CPUs for one CPU's work (1.1
+    // against 1.9 CPU-seconds per second of wall, at 5 % more wall; the measure is in docs/schedulers.md).
     RunQueue queue;
-    // The worker's own: whether its last wake-up made it a searcher (handed back at its next sleep). It
-    // never confirms a wake-up (IdleWorkers::woke_to_work), so its spin stays kIdleSpinUs: two processes
-    // partitioned apart that take turns every 100 us would otherwise keep both workers spinning, two CPUs
-    // for one CPU's work (1.1 against 1.9 CPU-seconds per second of wall, at 5 % more wall; the measure
-    // is in docs/schedulers.md).
-    bool searching = false;
   };
   // Per worker, written only by that worker's thread.
   struct alignas(64) IdleClock {

@@ -191,7 +191,7 @@ Process* HandoffScheduler::take_local(Slot& s, bool racy) {
   }
   if (p == nullptr) {
     s.streak = 0;
-    if (!racy || s.queue.size_hint() != 0) p = s.queue.pop_front();
+    p = racy ? s.queue.try_pop_front() : s.queue.pop_front();
   }
   if (p != nullptr) found(s);
   return p;

@@ -50,9 +50,9 @@ void LocalScheduler::on_idle(Worker& w) {
   // Nobody else can give this worker work but through its queue, and nobody takes from it: it sleeps until
   // its queue fills (queue_at wakes it) or the run stops. It never searches; a wake-up that made it a
   // searcher all the same is handed back at its next sleep.
-  const auto i = static_cast<std::size_t>(w.index());
+  const auto i = static_cast<unsigned>(w.index());
   Slot& s = slots_[i];
-  s.searching = idle_->sleep(static_cast<unsigned>(i), s.searching, [&s] { return s.queue.size_hint() > 0; });
+  idle_->sleep(i, [&s] { return s.queue.size_hint() > 0; });
 }
 
 std::vector<std::pair<std::string, double>> LocalScheduler::stats() const {

@@ -39,7 +39,6 @@ class KPN_EXPORT LocalScheduler final : public Scheduler {
   };
   struct alignas(64) Slot {  // one cache line per worker's queue, so workers never share one
     RunQueue queue;
-    bool searching = false;  // the worker's own: whether its last wake-up made it a searcher (on_idle)
   };
 
   // Pushes `p` into worker `w`'s queue and wakes `w` if the push filled it and `by` (null: no worker) is

@@ -42,6 +42,10 @@ class RunQueue {
     publish_size();
     return p;
   }
+  // pop_front without the lock when the size hint says empty: a direct switch's look (Scheduler::pick_local),
+  // which must not wait on a lock. May miss a process being pushed at this moment; whoever pushed it has
+  // made it visible to the worker's loop, whose pick_next looks again under the lock.
+  Process* try_pop_front() { return size_hint() != 0 ? pop_front() : nullptr; }
   Process* pop_back() {
     std::lock_guard g(lock_);
     if (ring_.size() == 0) return nullptr;

@@ -43,8 +43,7 @@ void WorkStealingScheduler::on_yield(Process& p, Worker& w) { queue(static_cast<
 // paper's, with one stack switch less. The racy size check spares the lock when the queue looks empty (a
 // process pushed meanwhile is found by the loop's pick_next, which looks again under the lock).
 Process* WorkStealingScheduler::pick_local(Worker& w) {
-  RunQueue& q = queue(static_cast<std::size_t>(w.index()));
-  return q.size_hint() != 0 ? q.pop_front() : nullptr;
+  return queue(static_cast<std::size_t>(w.index())).try_pop_front();
 }
 
 Process* WorkStealingScheduler::pick_next(Worker& w) {
