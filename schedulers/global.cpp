@@ -12,6 +12,7 @@ namespace kpn {
 void GlobalScheduler::start(SchedulerContext& context) {
   // No worker runs yet: a new run forgets the last run's queue (its processes were unwound) and counters.
   idle_ = &context.idle_workers();
+  workers_ = context.workers().size();
   std::lock_guard g(lock_);
   queue_.clear();
   counters_ = {};
@@ -22,19 +23,31 @@ void GlobalScheduler::on_spawn(Process& p, Worker*) { enqueue(p); }
 
 void GlobalScheduler::on_unblock(Process& p, Worker*) { enqueue(p); }
 
-void GlobalScheduler::on_yield(Process& p, Worker&) { enqueue(p); }
+void GlobalScheduler::on_yield(Process& p, Worker&) {
+  // A process that yields to an empty queue is taken back at once by its own worker, which is awake (it
+  // calls this from its loop, global has no direct switch): nothing for a sleeper to take, and the fence of
+  // notify_work would be the price of every yield on one worker. Behind other processes, it is work an
+  // idle worker could take, as Go's Gosched wakes one (wakep).
+  if (push(p) != 0 && workers_ > 1) idle_->notify_work();
+}
 
 void GlobalScheduler::enqueue(Process& p) {
-  {
-    acquire();
-    std::lock_guard g(lock_, std::adopt_lock);
-    queue_.push_back(&p);
-    approx_size_.store(queue_.size(), std::memory_order_relaxed);
-    ++counters_.pushes;
-    counters_.max_length = std::max<std::uint64_t>(counters_.max_length, queue_.size());
-  }
+  push(p);
   // After the size's store, as notify_work requires (idle_workers.hpp: the waker's store, fence, load).
+  // Also on one worker: a process unblocked from outside the workers (a blocking call's completion, the
+  // deadlock monitor) may find the only worker asleep.
   idle_->notify_work();
+}
+
+std::size_t GlobalScheduler::push(Process& p) {
+  acquire();
+  std::lock_guard g(lock_, std::adopt_lock);
+  const std::size_t before = queue_.size();
+  queue_.push_back(&p);
+  approx_size_.store(before + 1, std::memory_order_relaxed);
+  ++counters_.pushes;
+  counters_.max_length = std::max<std::uint64_t>(counters_.max_length, before + 1);
+  return before;
 }
 
 Process* GlobalScheduler::pick_next(Worker& w) {

@@ -7,9 +7,10 @@
 // policies exist to avoid. `stats()` measures it.
 //
 // Idle workers sleep (runtime/idle_workers.hpp), as a thread pool's workers wait on its condition
-// variable. Work appears in exactly one place, GlobalScheduler::enqueue, which calls notify_work after
-// publishing the new size: if nobody is already on the way to the queue (a searcher) and somebody sleeps,
-// one sleeper wakes, as a searcher. An idle worker waits in exactly one place, on_idle, until the queue's
+// variable. Work appears in exactly one place, GlobalScheduler::push. A spawn or an unblock (enqueue) then
+// calls notify_work after publishing the new size: if nobody is already on the way to the queue (a
+// searcher) and somebody sleeps, one sleeper wakes, as a searcher. A yield does so only when the queue held
+// other processes: into an empty queue, the yielding worker itself takes the process right back. An idle worker waits in exactly one place, on_idle, until the queue's
 // size is non-zero. A searcher that takes a process stops searching and, if it left more behind, wakes the
 // next sleeper (stop_searching(found_more)): a burst of pushes wakes workers one after the other, each for
 // work that is there, never all at once. Before session 27 they yielded their CPU (sched_yield), which on
@@ -53,12 +54,15 @@ class KPN_EXPORT GlobalScheduler final : public Scheduler {
     std::uint64_t max_length = 0;
   };
 
-  // The one place where work appears (see the header comment).
+  // The one place where work appears (see the header comment): push, then wake a sleeper.
   void enqueue(Process& p);
+  // Pushes `p` at the back under the lock; returns the queue's length before the push.
+  std::size_t push(Process& p);
   // Takes lock_, counting whether it was free.
   void acquire() noexcept;
 
   IdleWorkers* idle_ = nullptr;  // the run's, set by start()
+  std::size_t workers_ = 0;      // the run's worker count, set by start()
 
   // The lock and the queue it guards share a cache line on purpose: whoever holds the lock touches both.
   alignas(64) SpinLock lock_;
