@@ -27,7 +27,8 @@ namespace {
 
 constexpr std::uint64_t kMessages = 64 * 2000;
 
-// The CPUs this program may run on (taskset, cgroups), lowest first.
+}  // namespace
+
 std::vector<int> allowed_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -38,6 +39,15 @@ std::vector<int> allowed_cpus() {
   }
   return cpus;
 }
+
+void pin_this_thread(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
+
+namespace {
 
 // Seconds from the start signal until the last thread has burnt its share.
 double burn_on(const std::vector<int>& cpus, std::uint64_t iterations) {
@@ -50,10 +60,7 @@ double burn_on(const std::vector<int>& cpus, std::uint64_t iterations) {
   const std::uint64_t share = kMessages / cpus.size();
   for (std::size_t t = 0; t < cpus.size(); ++t) {
     threads.emplace_back([&, t] {
-      cpu_set_t one;
-      CPU_ZERO(&one);
-      CPU_SET(cpus[t], &one);
-      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+      pin_this_thread(cpus[t]);
       start_line.arrive_and_wait();
       for (std::uint64_t m = 0; m < share; ++m) kpn::work::burn(iterations, m);
       done[t] = clock::now();

@@ -3,6 +3,7 @@
 // kpn::Runtime.
 
 #include <string>
+#include <vector>
 
 #include "measure.hpp"
 #include "runtime/config.hpp"
@@ -35,6 +36,13 @@ Result bench_chain(const Options& o, unsigned cpus);
 // Scatter-gather's work (64 x 2000 messages of 1 and 10 us of kpn::work) on `cpus` pinned threads without
 // any runtime: the W/wall this machine allows, against which the runner's scatter-gather is read.
 Result bench_work_ceiling(const Options& o, unsigned cpus);
+// The same messages through lock-guarded cells between two pinned threads, with no runtime: the W/wall a
+// program that moves scatter-gather's messages between two CPUs as kpn must (a lock round per channel
+// operation, the value in the channel's line) reaches on this machine.
+Result bench_exchange_ceiling(const Options& o);
+// The CPUs this program may run on (taskset, cgroups), lowest first; and pinning the calling thread to one.
+std::vector<int> allowed_cpus();
+void pin_this_thread(int cpu);
 // The body of that fresh program: runs the chain once and prints "build_s run_s total_s peak_rss_mib".
 int chain_child(unsigned cpus, const std::string& scheduler);
 

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
       {"timers-2cpu", [](const Options& o) { return bench_timers(o, 2); }},
       {"work-ceiling-1cpu", [](const Options& o) { return bench_work_ceiling(o, 1); }},
       {"work-ceiling-2cpu", [](const Options& o) { return bench_work_ceiling(o, 2); }},
+      {"exchange-ceiling-2cpu", bench_exchange_ceiling},
   };
   // The chain again on every CPU of the machine, when it has more than one.
   if (const unsigned n = std::thread::hardware_concurrency(); n > 1) {

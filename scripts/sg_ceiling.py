@@ -4,9 +4,12 @@
     python3 scripts/sg_ceiling.py [--reps 7] [--build build] [--scheduler NAME ...] [--no-chrt]
 
 The ceiling is `kpn-bench --only work-ceiling-2cpu`: the same 64 x 2000 messages of 1 and 10 us of
-kpn::work burnt by two pinned threads with no runtime at all. Both use one T0 (kpn-run --measure-t0, once),
+kpn::work burnt by two pinned threads with no runtime at all. All use one T0 (kpn-run --measure-t0, once),
 so the ratio kpn / ceiling is what the runtime costs; the ceiling itself is what the two CPUs give when both
-compute (2.00 only if they do not slow each other down). Runs under `chrt -f 10 taskset -c 0,1` unless
+compute (2.00 only if they do not slow each other down). Between the two lies the exchange ceiling
+(`kpn-bench --only exchange-ceiling-2cpu`): the same messages also moved between the two threads through
+lock-guarded one-line channels, 32 workers on each CPU, nothing scheduled: what is left once every message
+that crosses has moved its channel's line, as kpn's channels must. Runs under `chrt -f 10 taskset -c 0,1` unless
 --no-chrt (chrt needs root). A benchmark, not a test: it prints numbers and asserts nothing.
 """
 import argparse
@@ -28,12 +31,15 @@ def kpn_sg(build, scheduler, work_us, t0, chrt):
     return 64 * 2000 * work_us / 1e6 / stats["wall_s"]
 
 
-def ceiling(build, t0, chrt):
-    out = subprocess.run(prefix(chrt) + [os.path.join(build, "bin/kpn-bench"), "--only", "work-ceiling-2cpu",
+def ceiling(build, bench, t0, chrt):
+    out = subprocess.run(prefix(chrt) + [os.path.join(build, "bin/kpn-bench"), "--only", bench,
                                          "--reps", "1", "--t0", str(t0), "--json"],
                          check=True, capture_output=True, text=True).stdout
     m = json.loads(out.splitlines()[-1])["metrics"]
     return {1: m["w1_work_per_wall"]["median"], 10: m["w10_work_per_wall"]["median"]}
+
+
+CEILINGS = {"ceiling": "work-ceiling-2cpu", "exchange": "exchange-ceiling-2cpu"}
 
 
 def main():
@@ -49,18 +55,22 @@ def main():
     policies = a.scheduler or [""]
     samples = {}
     for _ in range(a.reps):
-        for us, value in ceiling(a.build, t0, chrt).items():
-            samples.setdefault(("ceiling", us), []).append(value)
+        for name, bench in CEILINGS.items():
+            for us, value in ceiling(a.build, bench, t0, chrt).items():
+                samples.setdefault((name, us), []).append(value)
         for policy in policies:
             for us in (1, 10):
                 samples.setdefault((policy or "default", us), []).append(kpn_sg(a.build, policy, us, t0, chrt))
     print(f"scatter-gather, 64 workers x 2000 rounds, 2 CPUs, T0 = {t0:.4g}/s, median of {a.reps} (range):")
     for us in (1, 10):
         top = statistics.median(samples[("ceiling", us)])
-        for name in ["ceiling"] + [p or "default" for p in policies]:
+        exchange = statistics.median(samples[("exchange", us)])
+        for name in list(CEILINGS) + [p or "default" for p in policies]:
             v = samples[(name, us)]
             m = statistics.median(v)
             share = "" if name == "ceiling" else f"  {m / top:.3f} of the ceiling"
+            if name not in CEILINGS:
+                share += f", {m / exchange:.3f} of the exchange ceiling"
             print(f"  {us:2d} us  {name:10s} W/wall {m:.3f} ({min(v):.3f} to {max(v):.3f}){share}")
 
 
