@@ -1,4 +1,4 @@
-#include "runner/kind_catalogue.hpp"
+#include "tools/runner/kind_catalogue.hpp"
 
 #include <type_traits>
 #include <variant>

@@ -1,4 +1,4 @@
-#include "runner/options.hpp"
+#include "tools/runner/options.hpp"
 
 #include <CLI/CLI.hpp>
 

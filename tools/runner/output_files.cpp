@@ -1,4 +1,4 @@
-#include "runner/output_files.hpp"
+#include "tools/runner/output_files.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "runner/plugins.hpp"
+#include "tools/runner/plugins.hpp"
 
 #include <dlfcn.h>
 
@@ -9,7 +9,7 @@
 #include <system_error>
 #include <vector>
 
-#include "runner/exit_status.hpp"
+#include "tools/runner/exit_status.hpp"
 
 namespace kpn_run {
 namespace {

@@ -1,4 +1,4 @@
-#include "runner/stop_signals.hpp"
+#include "tools/runner/stop_signals.hpp"
 
 #include <semaphore.h>
 
