@@ -8,6 +8,7 @@
 // its channel's line there and back (a cache line's round trip between two CPUs, kpn-bench --only
 // primitives). configs/scatter-gather.yaml with workers=64 capacity=1 is the same network under kpn.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>

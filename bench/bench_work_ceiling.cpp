@@ -5,9 +5,6 @@
 // is what the machine gives: below the number of CPUs when the CPUs slow each other down (shared caches,
 // memory bandwidth, a host that runs a VM's vCPUs on one core's hyper-threads or caps their frequency).
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <algorithm>
 #include <latch>
 #include <chrono>
@@ -26,28 +23,6 @@ namespace kpn_bench {
 namespace {
 
 constexpr std::uint64_t kMessages = 64 * 2000;
-
-}  // namespace
-
-std::vector<int> allowed_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) throw std::runtime_error("work-ceiling: sched_getaffinity failed");
-  std::vector<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  return cpus;
-}
-
-void pin_this_thread(int cpu) {
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-}
-
-namespace {
 
 // Seconds from the start signal until the last thread has burnt its share.
 double burn_on(const std::vector<int>& cpus, std::uint64_t iterations) {

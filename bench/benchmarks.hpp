@@ -3,7 +3,6 @@
 // kpn::Runtime.
 
 #include <string>
-#include <vector>
 
 #include "measure.hpp"
 #include "runtime/config.hpp"
@@ -40,9 +39,6 @@ Result bench_work_ceiling(const Options& o, unsigned cpus);
 // program that moves scatter-gather's messages between two CPUs as kpn must (a lock round per channel
 // operation, the value in the channel's line) reaches on this machine.
 Result bench_exchange_ceiling(const Options& o);
-// The CPUs this program may run on (taskset, cgroups), lowest first; and pinning the calling thread to one.
-std::vector<int> allowed_cpus();
-void pin_this_thread(int cpu);
 // The body of that fresh program: runs the chain once and prints "build_s run_s total_s peak_rss_mib".
 int chain_child(unsigned cpus, const std::string& scheduler);
 

@@ -4,8 +4,11 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/utsname.h>
 
 #include "runtime/json.hpp"
@@ -13,6 +16,24 @@
 namespace kpn_bench {
 
 using kpn::json_string;
+
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) throw std::runtime_error("sched_getaffinity failed");
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+void pin_this_thread(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
 
 Metric& Result::metric(const std::string& name, const std::string& unit) {
   for (auto& m : metrics) {

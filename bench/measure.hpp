@@ -43,6 +43,10 @@ struct Host {
 };
 Host describe_host();
 
+// The CPUs this program may run on (taskset, cgroups), lowest first; and pinning the calling thread to one.
+std::vector<int> allowed_cpus();
+void pin_this_thread(int cpu);
+
 std::string format_text(const Result& r);
 std::string format_json(const Result& r, const Host& host);
 

@@ -36,14 +36,14 @@
 #include "networks/topology_error.hpp"
 #include "networks/work.hpp"
 #include "networks/yaml_loader.hpp"
+#include "runtime/json.hpp"
+#include "runtime/log.hpp"
 #include "tools/runner/exit_status.hpp"
 #include "tools/runner/kind_catalogue.hpp"
 #include "tools/runner/options.hpp"
 #include "tools/runner/output_files.hpp"
 #include "tools/runner/plugins.hpp"
 #include "tools/runner/stop_signals.hpp"
-#include "runtime/json.hpp"
-#include "runtime/log.hpp"
 
 #ifdef KPN_HAVE_MPI
 #include "distributed/run.hpp"
