@@ -92,6 +92,10 @@ inline constexpr unsigned kRunSampleShift = 4;
 
 // Most processes one steal takes (it takes half the victim's queue, up to this).
 inline constexpr std::size_t kMaxStealBatch = 128;
+// How many of a victim's oldest queued processes a `handoff` thief looks at for the ones that belong
+// with it (a stream's neighbours, schedulers/handoff.hpp). Each look reads two lines of a process that
+// may sit in another CPU's cache, under the victim's queue lock; a pipeline's queues hold a few.
+inline constexpr std::size_t kNeighbourScan = 4;
 
 // Execution traces (RuntimeOptions::trace). Recorded events a trace keeps at most, shared out equally
 // among the workers and the runtime's own track; past that each counts what it dropped. A recorded event

@@ -14,6 +14,15 @@
 #include "runtime/worker.hpp"
 
 namespace kpn {
+namespace {
+// A process's policy data: the worker whose process last readied it, plus one (0: none yet, or readied
+// from outside the workers). Written by the waker in on_unblock, while it owns the process; read by a
+// thief while the process sits in a queue, under that queue's lock, which the push that queued it took
+// after the write.
+struct WokenBy {
+  int worker_plus_one;
+};
+}  // namespace
 
 void HandoffScheduler::start(SchedulerContext& context) {
   const auto workers = context.workers();
@@ -52,6 +61,7 @@ void HandoffScheduler::on_spawn(Process& p, Worker* spawner) {
 void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
   if (waker != nullptr && waker->index() >= 0) {
     Slot& s = slot(*waker);
+    p.policy_data<WokenBy>().worker_plus_one = waker->index() + 1;
     add_single_writer(s.handoffs);
     if (!shared()) {
       // One worker, so no thief: the slot is this thread's alone, and the worker is awake (it runs the waker).
@@ -255,9 +265,16 @@ Process* HandoffScheduler::steal_queued(Worker& w, Slot& mine, std::size_t first
       const std::size_t victim = word * 64 + static_cast<std::size_t>(std::countr_zero(bits));
       bits &= bits - 1;
       Slot& v = slots_[victim];
-      // The summary may be stale by now: the lock only for a queue whose size still shows work;
-      // pop_front_half takes at least one if it has any.
-      const std::size_t got = v.queue.size_hint() > 0 ? v.queue.pop_front_half(batch.data(), batch.size()) : 0;
+      // The summary may be stale by now: the lock only for a queue whose size still shows work; a steal
+      // takes at least one process if the queue has any. Neighbours first (the rule at the top of
+      // handoff.hpp): a process last readied by this worker's processes, or that last ran here.
+      const int thief = static_cast<int>(self);
+      const auto neighbour = [thief](Process* p) {
+        return p->policy_data<WokenBy>().worker_plus_one == thief + 1 || p->last_worker() == thief;
+      };
+      const std::size_t got = v.queue.size_hint() > 0
+                                  ? v.queue.pop_preferred_half(batch.data(), batch.size(), config::kNeighbourScan, neighbour)
+                                  : 0;
       w.note_steal(static_cast<int>(victim), got);
       if (got > 0) {
         add_single_writer(mine.stolen_processes, got);

@@ -40,6 +40,17 @@ class ProcessRing {
     --size_;
     return slots_[(head_ + size_) & mask_];
   }
+  // The i-th entry from the front; requires i < size().
+  Process* at(std::size_t i) const noexcept { return slots_[(head_ + i) & mask_]; }
+  // Removes and returns the i-th entry from the front (i < size()); the others keep their order. Moves the
+  // i entries in front of it, so it is meant for entries near the front.
+  Process* remove_at(std::size_t i) noexcept {
+    Process* p = at(i);
+    for (std::size_t k = i; k > 0; --k) slots_[(head_ + k) & mask_] = slots_[(head_ + k - 1) & mask_];
+    head_ = (head_ + 1) & mask_;
+    --size_;
+    return p;
+  }
   void clear() noexcept {
     head_ = 0;
     size_ = 0;

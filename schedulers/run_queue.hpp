@@ -63,6 +63,31 @@ class RunQueue {
     publish_size();
     return n;
   }
+  // A thief's batch that prefers some entries: those among the oldest `scan` for which `preferred` holds,
+  // oldest first, up to half of the entries (at least one, at most `max`); when none of them is preferred,
+  // the older half as pop_front_half. Under one lock, which `preferred` runs inside: it must be cheap and
+  // must not take the lock. Returns how many.
+  template <class Preferred>
+  std::size_t pop_preferred_half(Process** out, std::size_t max, std::size_t scan, Preferred preferred) {
+    std::lock_guard g(lock_);
+    std::size_t limit = ring_.size() - ring_.size() / 2;
+    if (limit > max) limit = max;
+    std::size_t n = ring_.size() < scan ? ring_.size() : scan;
+    std::size_t got = 0;
+    for (std::size_t i = 0; i < n && got < limit;) {
+      if (preferred(ring_.at(i))) {
+        out[got++] = ring_.remove_at(i);
+        --n;
+      } else {
+        ++i;
+      }
+    }
+    if (got == 0) {
+      for (; got < limit; ++got) out[got] = ring_.pop_front();
+    }
+    publish_size();
+    return got;
+  }
   // Forgets every entry (a new run begins; the old entries belonged to the last run).
   void clear() {
     std::lock_guard g(lock_);

@@ -1,0 +1,97 @@
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <set>
+#include <vector>
+
+#include "runtime/config.hpp"
+#include "schedulers/run_queue.hpp"
+
+// The run-queue's batch takes for thieves: the older half (pop_front_half), and the batch that prefers
+// some entries (pop_preferred_half, handoff's neighbours first).
+
+namespace {
+
+// Stand-ins for processes: the queue stores and returns the pointers, never follows them.
+struct Fakes {
+  std::array<int, 64> storage{};
+  kpn::Process* operator[](std::size_t i) { return reinterpret_cast<kpn::Process*>(&storage[i]); }
+};
+
+// Pops everything left, front first.
+std::vector<kpn::Process*> drain(kpn::RunQueue& q) {
+  std::vector<kpn::Process*> out;
+  while (kpn::Process* p = q.pop_front()) out.push_back(p);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("run queue: a preferring thief takes the preferred entries among the oldest, up to half, and leaves the rest in order",
+          "[schedulers][run-queue]") {
+  Fakes f;
+  kpn::RunQueue q;
+  for (std::size_t i = 0; i < 6; ++i) q.push_back(f[i]);
+  const std::set<kpn::Process*> wanted{f[1], f[3], f[4], f[5]};
+  std::array<kpn::Process*, 8> out{};
+  // Half of 6 is 3; entries 1, 3 and 4 are the preferred among the oldest 5 (5 is beyond the scan).
+  const std::size_t got = q.pop_preferred_half(out.data(), out.size(), 5, [&](kpn::Process* p) { return wanted.count(p) > 0; });
+  REQUIRE(got == 3);
+  CHECK(std::vector<kpn::Process*>(out.begin(), out.begin() + 3) == std::vector<kpn::Process*>{f[1], f[3], f[4]});
+  CHECK(q.size_hint() == 3);
+  CHECK(drain(q) == std::vector<kpn::Process*>{f[0], f[2], f[5]});
+}
+
+TEST_CASE("run queue: a preferring thief that finds no preferred entry takes the older half", "[schedulers][run-queue]") {
+  Fakes f;
+  kpn::RunQueue q;
+  for (std::size_t i = 0; i < 5; ++i) q.push_back(f[i]);
+  std::array<kpn::Process*, 8> out{};
+  const std::size_t got = q.pop_preferred_half(out.data(), out.size(), 4, [](kpn::Process*) { return false; });
+  REQUIRE(got == 3);  // 5 - 5 / 2, as pop_front_half
+  CHECK(std::vector<kpn::Process*>(out.begin(), out.begin() + 3) == std::vector<kpn::Process*>{f[0], f[1], f[2]});
+  CHECK(drain(q) == std::vector<kpn::Process*>{f[3], f[4]});
+}
+
+TEST_CASE("run queue: a preferring thief takes a lone entry, preferred or not, and nothing from an empty queue",
+          "[schedulers][run-queue]") {
+  Fakes f;
+  kpn::RunQueue q;
+  std::array<kpn::Process*, 4> out{};
+  CHECK(q.pop_preferred_half(out.data(), out.size(), 4, [](kpn::Process*) { return true; }) == 0);
+  q.push_back(f[7]);
+  REQUIRE(q.pop_preferred_half(out.data(), out.size(), 4, [](kpn::Process*) { return false; }) == 1);
+  CHECK(out[0] == f[7]);
+  CHECK(q.size_hint() == 0);
+}
+
+TEST_CASE("run queue: a preferring thief's batch keeps the queue whole across its ring's wrap-around",
+          "[schedulers][run-queue]") {
+  Fakes f;
+  kpn::RunQueue q;
+  // Move the ring's head to 6 entries before the end of its storage (kRunQueueInitialCapacity, 256, never
+  // grown here), so that the removals shift entries across the wrap.
+  static_assert(kpn::config::kRunQueueInitialCapacity == 256);
+  for (std::size_t round = 0; round < 5; ++round) {
+    for (std::size_t i = 0; i < 50; ++i) q.push_back(f[i]);
+    drain(q);
+  }
+  for (std::size_t i = 0; i < 10; ++i) q.push_back(f[i]);
+  std::array<kpn::Process*, 8> out{};
+  const std::size_t got = q.pop_preferred_half(out.data(), out.size(), 10, [&](kpn::Process* p) {
+    return p == f[2] || p == f[6] || p == f[9];
+  });
+  REQUIRE(got == 3);
+  CHECK(std::vector<kpn::Process*>(out.begin(), out.begin() + 3) == std::vector<kpn::Process*>{f[2], f[6], f[9]});
+  CHECK(drain(q) == std::vector<kpn::Process*>{f[0], f[1], f[3], f[4], f[5], f[7], f[8]});
+}
+
+TEST_CASE("run queue: a preferring thief takes at most its batch's room", "[schedulers][run-queue]") {
+  Fakes f;
+  kpn::RunQueue q;
+  for (std::size_t i = 0; i < 20; ++i) q.push_back(f[i]);
+  std::array<kpn::Process*, 2> out{};
+  CHECK(q.pop_preferred_half(out.data(), out.size(), 20, [](kpn::Process*) { return true; }) == 2);
+  CHECK(q.pop_preferred_half(out.data(), out.size(), 20, [](kpn::Process*) { return false; }) == 2);
+  CHECK(q.size_hint() == 16);
+}
