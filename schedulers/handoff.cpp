@@ -272,9 +272,10 @@ Process* HandoffScheduler::steal_queued(Worker& w, Slot& mine, std::size_t first
       const auto neighbour = [thief](Process* p) {
         return p->policy_data<WokenBy>().worker_plus_one == thief + 1 || p->last_worker() == thief;
       };
-      const std::size_t got = v.queue.size_hint() > 0
-                                  ? v.queue.pop_preferred_half(batch.data(), batch.size(), config::kNeighbourScan, neighbour)
-                                  : 0;
+      const std::size_t got =
+          v.queue.size_hint() > 0
+              ? v.queue.pop_preferred_half(batch.data(), batch.size(), config::kNeighbourScan, neighbour)
+              : 0;
       w.note_steal(static_cast<int>(victim), got);
       if (got > 0) {
         add_single_writer(mine.stolen_processes, got);

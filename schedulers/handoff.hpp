@@ -23,12 +23,13 @@
 //   Thieves take half. An idle worker becomes a searcher (at most half the workers search at once) and
 //   visits, in a random order, only the workers whose queues the summary below shows holding a process: it
 //   looks at such a victim's queue size without a lock and locks it only if it still has work, then takes
-//   half of it: its neighbours first, else the older half. A worker whose queue the summary shows empty is not visited for its queue at all
-//   (visiting every worker from a random one on, a thief on 16 workers looked at several empty queues for
-//   every one it stole from: most of its steal attempts). Only when no queue gave it a process does it look
-//   at every other worker's next slot. It takes a victim's next slot only when it has seen the same
-//   process there twice, kStaleNextUs apart, with no context switch on the victim in between (the victim
-//   is inside a long computation, so the hand-off would wait for it).
+//   half of it: its neighbours first, else the older half. A worker whose queue the summary shows empty
+//   is not visited for its queue at all (visiting every worker from a random one on, a thief on 16
+//   workers looked at several empty queues for every one it stole from: most of its steal attempts).
+//   Only when no queue gave it a process does it look at every other worker's next slot. It takes a
+//   victim's next slot only when it has seen the same process there twice, kStaleNextUs apart, with no
+//   context switch on the victim in between (the victim is inside a long computation, so the hand-off
+//   would wait for it).
 //   Neighbours first. Among a victim's kNeighbourScan oldest queued processes, a thief takes those that
 //   belong with it: last readied by a process on the thief's worker, or last run there (a stream's
 //   neighbour). A pipeline split over two workers then moves the boundary between its two parts by a
