@@ -61,7 +61,6 @@ void HandoffScheduler::on_spawn(Process& p, Worker* spawner) {
 void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
   if (waker != nullptr && waker->index() >= 0) {
     Slot& s = slot(*waker);
-    p.policy_data<WokenBy>().worker_plus_one = waker->index() + 1;
     add_single_writer(s.handoffs);
     if (!shared()) {
       // One worker, so no thief: the slot is this thread's alone, and the worker is awake (it runs the waker).
@@ -70,6 +69,8 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
       s.next.store(&p, std::memory_order_relaxed);
       return;
     }
+    // Only thieves read it (steal_queued), and one worker has none.
+    p.policy_data<WokenBy>().worker_plus_one = waker->index() + 1;
     // A process whose own worker has work of its own stays there: pulling it to the waker would move the
     // work of a busy worker onto another busy one (a pipeline's stages would follow their messages from
     // worker to worker, and thieves would keep carrying them back). Only a process whose worker has run

@@ -56,12 +56,7 @@ class RunQueue {
   // Takes the older half of the entries (at least one, at most `max`) from the front into `out`, under one
   // lock: a thief's batch (Go's runqgrab). Returns how many.
   std::size_t pop_front_half(Process** out, std::size_t max) {
-    std::lock_guard g(lock_);
-    std::size_t n = ring_.size() - ring_.size() / 2;
-    if (n > max) n = max;
-    for (std::size_t i = 0; i < n; ++i) out[i] = ring_.pop_front();
-    publish_size();
-    return n;
+    return pop_preferred_half(out, max, 0, [](const Process*) { return false; });
   }
   // A thief's batch that prefers some entries: those among the oldest `scan` for which `preferred` holds,
   // oldest first, up to half of the entries (at least one, at most `max`); when none of them is preferred,
