@@ -73,13 +73,8 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
     p.policy_data<WokenBy>().worker_plus_one = waker->index() + 1;
     // A process whose own worker has work of its own stays there: pulling it to the waker would move the
     // work of a busy worker onto another busy one (a pipeline's stages would follow their messages from
-    // worker to worker, and thieves would keep carrying them back). Work of its own is a queued process, a
-    // process in its next slot, or one it runs now: a home that has not announced a sleep (IdleWorkers::idle)
-    // is running a process or about to pick one, and takes this one from its queue when that one blocks.
-    // (Pulled whenever the home's queue and next slot were empty, the stage beside a pipeline's boundary came
-    // to the other worker each time its channel filled, while its home went on running the stages before
-    // it: on two workers, twice the steals, and 10 % more messages across CPUs.) Only a process whose worker
-    // has run out of work (a ping-pong's other half, a scatter-gather worker) comes to the waker's next slot.
+    // worker to worker, and thieves would keep carrying them back). Only a process whose worker has run
+    // out of work (a ping-pong's other half, a scatter-gather worker) comes to the waker's next slot.
     // Racy looks: a wrong guess costs a cross-worker message, never a lost process (it is queued either way).
     // A burst (the waker has already handed off a process it has not yet switched to: a scatter-gather
     // master writing to its workers) sends the process home too, whatever its home is doing: the waker runs
@@ -91,7 +86,7 @@ void HandoffScheduler::on_unblock(Process& p, Worker* waker) {
     if (last >= 0 && last != waker->index()) {
       Slot& home = slots_[static_cast<std::size_t>(last)];
       if (s.next.load(std::memory_order_relaxed) != nullptr || home.queue.size_hint() != 0 ||
-          home.next.load(std::memory_order_relaxed) != nullptr || !idle_->idle(static_cast<unsigned>(last))) {
+          home.next.load(std::memory_order_relaxed) != nullptr) {
         queue_at_home(s, p, static_cast<std::size_t>(last));
         return;
       }

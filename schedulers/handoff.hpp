@@ -12,11 +12,6 @@
 //   its worker's queue instead of into the next slot, when it last ran on this worker: it then takes in
 //   one run what the queued processes produce, instead of one message per switch. The runtime keeps the
 //   fact (Process::readied_in_last_run).
-//   A process readied from another worker goes home to the worker it last ran on, to the back of its
-//   queue, while that worker has work of its own: a process queued or in its next slot, or one it runs (it
-//   has not announced a sleep). Only a process whose home has run out of work comes to its waker's next
-//   slot (a ping-pong's two halves end up on one CPU); a pipeline's stage beside its boundary stays with
-//   the stages before it.
 //   A process readied in a burst (its waker's next slot is already taken) goes home to the worker it last
 //   ran on, and one displaced from the slot goes home if that worker is idle: an idle home is woken for it
 //   and takes it from its own queue without a steal (a scatter-gather master's workers stay where they ran
