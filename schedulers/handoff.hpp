@@ -7,6 +7,11 @@
 //   its cache. A process displaced from the slot goes to the back of w's queue. After kRunnextStreak
 //   hand-offs in a row the slot's process goes behind the queue instead, so two processes that keep
 //   waking each other cannot starve the rest of the queue.
+//   Where both workers are busy, a process stays home. One woken from another worker goes to the waker's
+//   next slot only when its home has run out of work: a home with a process queued or in its next slot,
+//   or running one while the waker's worker has a queue of its own, gets it queued (a pipeline's boundary
+//   stage stays with the stages before it). A waker whose queue is empty runs dry when it blocks, so it
+//   takes the process (a scatter-gather master woken by a round's last reply).
 //   Gatherers wait their turn. A process whose last run readied nobody (it took what it waited for and
 //   blocked again: a scatter-gather master collecting replies, a stage behind a roomy channel) goes behind
 //   its worker's queue instead of into the next slot, when it last ran on this worker: it then takes in

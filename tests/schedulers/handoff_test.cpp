@@ -151,6 +151,45 @@ TEST_CASE("handoff: a process handed off by a process that then computes runs on
   }
 }
 
+TEST_CASE("handoff: a process woken from a worker with a queue waits for its busy home, which takes it without a steal",
+          "[schedulers][handoff]") {
+  // Dealt round-robin: r and c on worker 0, w and q on worker 1, q queued behind w. r parks on its read; c
+  // then runs on worker 0 and computes until w has written. w's write readies r while r's home runs c and
+  // w's own worker has q queued: both workers are busy, so r is queued at home, not pulled into worker 1's
+  // next slot (where, with w still computing, worker 0 would have had to take it back as a stale hand-off).
+  // When c ends, worker 0 takes r from its own queue.
+  std::atomic<bool> c_running{false};
+  std::atomic<bool> written{false};
+  std::atomic<bool> r_ran{false};
+  std::atomic<int> r_worker{-1};
+  std::atomic<int> c_worker{-1};
+  std::atomic<bool> gave_up{false};
+  kpn::Network net;
+  auto [tx, rx] = net.channel<int>(1, "w->r");
+  net.process("r", [in = std::move(rx), &r_ran, &r_worker]() mutable {
+    in.read();
+    r_worker = kpn::this_process::worker();
+    r_ran = true;
+  });
+  net.process("w", [out = std::move(tx), &c_running, &written, &r_ran, &gave_up]() mutable {
+    if (!wait_until_set(c_running, std::chrono::seconds(20))) gave_up = true;
+    out.write(1);
+    written = true;
+    if (!wait_until_set(r_ran, std::chrono::seconds(20))) gave_up = true;  // worker 1 stays busy meanwhile
+  });
+  net.process("c", [&] {
+    c_worker = kpn::this_process::worker();
+    c_running = true;
+    if (!wait_until_set(written, std::chrono::seconds(20))) gave_up = true;
+  });
+  net.process("q", [] {});
+  const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "handoff"}).run(net);
+  REQUIRE(r_ran.load());
+  CHECK_FALSE(gave_up.load());
+  CHECK(r_worker.load() == c_worker.load());
+  CHECK(scheduler_stat(r, "next_slot_steals") == 0);
+}
+
 TEST_CASE("handoff: a worker that runs dry while no other queue holds a process makes no steal attempt",
           "[schedulers][handoff]") {
   // Scatter-gather with two worker processes of 50 us each on two workers: at every round's barrier one
