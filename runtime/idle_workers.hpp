@@ -90,6 +90,15 @@
 // the worker as before. A worker that sees its word during the spin takes itself back (Spinning -> Awake,
 // or it finds a waker's claim and obeys it) and counts the wake-up itself.
 //
+// A worker that withdraws its sleep (has_work saw a process) while it is no searcher and the searchers'
+// cap is full goes back to its loop, where the cap again keeps it from looking: it would circle (announce,
+// look, withdraw) until a searcher takes the process. That searcher may be a worker thread that shares this
+// CPU and waits for it: with more workers than CPUs under SCHED_FIFO (`chrt -f`), the circling thread is
+// never preempted by a thread of its own priority, and the run hangs (a capacity-4 pipeline on 4 workers
+// pinned to 2 CPUs did, two runs in three). So such a worker yields its CPU once per turn
+// (sched_yield: to a thread of equal priority under SCHED_FIFO, a hint under the default policy). The
+// protocol is unchanged: it still withdraws, and no work waits for the yield.
+//
 // wake_all() is async-signal-safe (atomics and the futex system call only): Runtime::interrupt() calls it
 // through StopState from a signal handler.
 
@@ -233,6 +242,8 @@ class KPN_EXPORT IdleWorkers {
 
   // The sequentially consistent fence of the protocol (header).
   void fence() noexcept;
+  // Gives the CPU to another runnable thread, if any (sched_yield): a withdrawn non-searcher's (header).
+  static void yield_cpu() noexcept;
   // Announces worker `index` as sleeping (after giving up searching); the fence of the protocol follows.
   void announce(unsigned index, bool was_searching) noexcept;
   // Takes the announcement back. True if a waker's notify_work got there first (it is then a searcher).
@@ -298,7 +309,11 @@ bool IdleWorkers::sleep(unsigned index, bool was_searching, HasWork has_work) {
     w.nap_ns = std::min(2 * w.nap_ns, kNapCapNs);
   }
   announce(index, was_searching);
-  if (has_work() || stopping_.load(std::memory_order_relaxed)) return withdraw(index);
+  if (has_work() || stopping_.load(std::memory_order_relaxed)) {
+    const bool searcher = withdraw(index);
+    if (!searcher && 2 * searching_.load(std::memory_order_relaxed) >= workers_) yield_cpu();
+    return searcher;
+  }
   return wait(index);
 }
 
