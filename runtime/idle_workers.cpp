@@ -14,7 +14,6 @@
 #include "runtime/trace_buffer.hpp"
 
 #include <linux/futex.h>
-#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -185,8 +184,6 @@ void IdleWorkers::announce(unsigned index, bool was_searching) noexcept {
   sleeping_.fetch_add(1, std::memory_order_seq_cst);
   fence();
 }
-
-void IdleWorkers::yield_cpu() noexcept { sched_yield(); }
 
 bool IdleWorkers::withdraw(unsigned index) noexcept {
   Word& w = words_[index];

@@ -102,6 +102,8 @@
 // wake_all() is async-signal-safe (atomics and the futex system call only): Runtime::interrupt() calls it
 // through StopState from a signal handler.
 
+#include <sched.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -242,8 +244,6 @@ class KPN_EXPORT IdleWorkers {
 
   // The sequentially consistent fence of the protocol (header).
   void fence() noexcept;
-  // Gives the CPU to another runnable thread, if any (sched_yield): a withdrawn non-searcher's (header).
-  static void yield_cpu() noexcept;
   // Announces worker `index` as sleeping (after giving up searching); the fence of the protocol follows.
   void announce(unsigned index, bool was_searching) noexcept;
   // Takes the announcement back. True if a waker's notify_work got there first (it is then a searcher).
@@ -311,7 +311,7 @@ bool IdleWorkers::sleep(unsigned index, bool was_searching, HasWork has_work) {
   announce(index, was_searching);
   if (has_work() || stopping_.load(std::memory_order_relaxed)) {
     const bool searcher = withdraw(index);
-    if (!searcher && 2 * searching_.load(std::memory_order_relaxed) >= workers_) yield_cpu();
+    if (!searcher && 2 * searching_.load(std::memory_order_relaxed) >= workers_) sched_yield();
     return searcher;
   }
   return wait(index);
