@@ -168,7 +168,7 @@ bool IdleWorkers::claim(unsigned index, std::uint32_t to) noexcept {
 bool IdleWorkers::try_start_searching() noexcept {
   unsigned n = searching_.load(std::memory_order_relaxed);
   do {
-    if (2 * n >= workers_) return false;
+    if (searchers_full(n)) return false;
   } while (!searching_.compare_exchange_weak(n, n + 1, std::memory_order_seq_cst, std::memory_order_relaxed));
   return true;
 }

@@ -270,6 +270,8 @@ class KPN_EXPORT IdleWorkers {
     const std::atomic<std::size_t>* word = words_[index].watched;
     return word != nullptr && word->load(std::memory_order_relaxed) != 0;
   }
+  // The searchers' cap: at most half the workers search at once (try_start_searching).
+  bool searchers_full(unsigned searching) const noexcept { return 2 * searching >= workers_; }
   // Waits until woken, or until the earliest timer's deadline if it holds the watch; returns true if woken
   // as a searcher (by notify_work).
   bool wait(unsigned index) noexcept;
@@ -311,7 +313,7 @@ bool IdleWorkers::sleep(unsigned index, bool was_searching, HasWork has_work) {
   announce(index, was_searching);
   if (has_work() || stopping_.load(std::memory_order_relaxed)) {
     const bool searcher = withdraw(index);
-    if (!searcher && 2 * searching_.load(std::memory_order_relaxed) >= workers_) sched_yield();
+    if (!searcher && searchers_full(searching_.load(std::memory_order_relaxed))) sched_yield();
     return searcher;
   }
   return wait(index);
