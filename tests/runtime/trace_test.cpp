@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -30,24 +32,49 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
+// Runs `python3 KPN_SOURCE_DIR/<script> <args>` and returns what it printed (stdout and stderr) and its exit
+// status.
+struct ScriptResult {
+  int status = -1;
+  std::string out;
+};
+ScriptResult run_script(const std::string& script, const std::string& args) {
+  const std::string command = "/usr/bin/env python3 '" KPN_SOURCE_DIR "/" + script + "' " + args + " 2>&1";
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  ScriptResult r;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) r.out.append(buf, n);
+  const int status = ::pclose(pipe);
+  REQUIRE(WIFEXITED(status));
+  r.status = WEXITSTATUS(status);
+  REQUIRE(r.status != 127);  // python3 is part of the setup (scripts/setup.sh)
+  return r;
+}
+
+std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
 // Runs scripts/check_trace.py on `trace` (and, with `report`, against the run's totals); returns what it
 // printed, "" when every check passed.
 std::string check_trace(const fs::path& trace, const kpn::RunReport* report) {
-  std::string command = "/usr/bin/env python3 '" KPN_SOURCE_DIR "/scripts/check_trace.py' '" + trace.string() + "'";
+  std::string args = quoted(trace);
   if (report != nullptr) {
     const fs::path stats = fs::path(trace).replace_extension(".stats.json");
     std::ofstream(stats) << report->to_json();
-    command += " '" + stats.string() + "'";
+    args += " " + quoted(stats);
   }
-  std::FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = ::pclose(pipe);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) != 127);  // python3 is part of the setup (scripts/setup.sh)
-  if (WEXITSTATUS(status) != 0 && out.empty()) out = "check_trace.py failed without a message";
+  ScriptResult r = run_script("scripts/check_trace.py", args);
+  if (r.status != 0 && r.out.empty()) r.out = "check_trace.py failed without a message";
+  return r.out;
+}
+
+// 1234567 -> "1,234,567", as tools/trace_summary.py prints counts.
+std::string with_commas(std::uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
   return out;
 }
 
@@ -228,4 +255,52 @@ TEST_CASE("a trace limit or sample period of zero is refused", "[runtime][trace]
   options.trace_limit = 10;
   options.trace_sample_ms = 0;
   CHECK_THROWS_WITH(kpn::Runtime(options), Contains("trace_sample_ms"));
+}
+
+TEST_CASE("the trace summary counts every process run and every steal the run's report counts", "[runtime][trace]") {
+  const fs::path file = scratch("summary-counts.json");
+  kpn::Network net;
+  build_pipeline(net, 400);
+  const kpn::RunReport report = kpn::Runtime(traced({"handoff", 2}, file)).run(net);
+  REQUIRE(report.trace_dropped == 0);
+  const ScriptResult r = run_script("tools/trace_summary.py", quoted(file));
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Contains(with_commas(report.context_switches) + " process runs, " + with_commas(report.steals) +
+                             " steals"));
+  CHECK_THAT(r.out, Contains("worker 0 (PU ") && Contains("worker 1 (PU ") && Contains("all workers"));
+  for (const char* process : {"source", "relay1", "relay2", "relay3", "sink"}) CHECK_THAT(r.out, Contains(process));
+}
+
+TEST_CASE("the trace summary charges a worker's idle time to the process whose park left it with nothing to run",
+          "[runtime][trace]") {
+  const fs::path file = scratch("summary-idle.json");
+  kpn::Network net;
+  auto [tx, rx] = net.channel<int>(1, "ticks");
+  // On one worker: `ticker` hands each tick to the parked `listener` and sleeps; the listener runs, parks
+  // on the empty channel, and the worker has nothing to run until the ticker's timer fires. Every such gap
+  // follows the listener's park.
+  net.process("ticker", [tx = std::move(tx)]() mutable {
+    for (int i = 0; i < 5; ++i) {
+      tx.write(i);
+      kpn::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  net.process("listener", [rx = std::move(rx)]() mutable {
+    while (rx.read()) {
+    }
+  });
+  kpn::Runtime(traced({"handoff", 1}, file)).run(net);
+  const ScriptResult r = run_script("tools/trace_summary.py", quoted(file) + " --gap-us 2000");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Contains("listener") && Contains("5 gaps") && Contains("after: park: read ticks"));
+}
+
+TEST_CASE("the trace summary refuses a file that is not a kpn trace, naming it", "[runtime][trace]") {
+  const fs::path file = scratch("not-a-trace.json");
+  std::ofstream(file) << R"({"traceEvents": []})";
+  const ScriptResult r = run_script("tools/trace_summary.py", quoted(file));
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Contains(file.string()) && Contains("not a kpn trace"));
 }
