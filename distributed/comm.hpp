@@ -261,17 +261,26 @@ class Comm {
   // keeps the rank's runtime active, may end once links_over() holds, and a process readied by this
   // thread only counts as active from its wake-up on (runtime/quiescence.hpp), so ending the poller first
   // could let the rank look deadlocked in between.
+  // Nor may a later turn's streams make links_over() hold while an earlier turn's wake-ups are still to
+  // come: the thread's turn takes a writer waiting for credits and ends, the poller's turn takes BROKEN for
+  // that channel and ends the rank's last stream, and the poller must not end before the thread has woken
+  // the writer. So each turn holds links_open_ up by one from before it releases the turn until its
+  // wake-ups are done (end_turn, after_wakes). The next holder acquires the turn after the hold was added,
+  // so its own decrement comes after the hold in links_open_'s order, and the value reaches 0 only by the
+  // last outstanding after_wakes (all read-modify-writes, acq_rel: the poller's acquire load of that 0
+  // sees every wake-up before it).
   ForeignWakeList* wakes_ = nullptr;  // the holder's
   std::size_t ended_in_turn_ = 0;
   bool try_take_turn();
-  // Ends the turn; returns the streams it saw end, for after_wakes().
+  // Ends the turn, holding links_open_ (above); returns the streams it saw end, for after_wakes().
   std::size_t end_turn() {
     wakes_ = nullptr;
     const std::size_t ended = std::exchange(ended_in_turn_, 0);
+    links_open_.fetch_add(1, std::memory_order_relaxed);  // published by the release below
     turn_.store(false, std::memory_order_release);
     return ended;
   }
-  void after_wakes(std::size_t ended) { links_open_.fetch_sub(ended, std::memory_order_acq_rel); }
+  void after_wakes(std::size_t ended) { links_open_.fetch_sub(ended + 1, std::memory_order_acq_rel); }
   // The turn for a scope: taken (the thread waits for a process's short assist; a process only tries),
   // ended, then the wakes, then the streams that ended.
   struct Turn {
@@ -294,7 +303,7 @@ class Comm {
     const bool held;
     ForeignWakeList wakes;
   };
-  std::atomic<std::size_t> links_open_{0};  // streams not yet over (links_over)
+  std::atomic<std::size_t> links_open_{0};  // streams not yet over, and a hold per ending turn (links_over)
   std::thread thread_;
 };
 
