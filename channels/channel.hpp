@@ -8,10 +8,12 @@
 //   tx.write(42);                            // in one process
 //   while (auto v = rx.read()) use(*v);      // in another
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "channels/bounded_core.hpp"
@@ -22,6 +24,7 @@
 #include "runtime/channel_support.hpp"
 #include "runtime/current.hpp"
 #include "runtime/export.hpp"
+#include "runtime/held_reads.hpp"
 #include "runtime/steady_time.hpp"
 
 namespace kpn {
@@ -45,6 +48,17 @@ namespace kpn {
 //   policy's queue, then the switch), as it publishes everything else the waker did.
 // A handed value has left the writer: the reader has consumed it (its read has returned, logically), so
 // it does not count against the capacity; the writer may fill the buffer behind it.
+//
+// Reserved reads, under the same policies (runtime/held_reads.hpp has the rule that keeps them safe). A
+// read that takes the lock and finds more than one message reserves those at the buffer's front, up to
+// kMaxReserved, and the reads after it take them without the lock, one by one, in order. Their slots stay
+// taken, counted in the buffer's size, until the reader takes the lock again (its reservation used up, or
+// a timed read) or gives them back before it blocks anywhere; so the channel never holds more than its
+// capacity, and a writer may find it full while the reader has already consumed part of it, never while
+// the reader is blocked. The reader's process holds them (hold_reads), one channel's at a time. Only a
+// ring at its full size is reserved from: it grows only when full and its capacity has grown, which an
+// artificial deadlock does, once every reader involved has given back. A reader endpoint handed to another
+// process, or destroyed, gives back first.
 //
 // Layout. A message that crosses workers moves every cache line its write and its read touch from one CPU
 // to the other, so the fields both touch (the vtable pointer, the hand-off slot, the ring's indices, the
@@ -73,18 +87,8 @@ class Channel final : public TypedChannel<T> {
   }
 
   std::optional<T> read() override {
-    WakeList wake;
-    std::unique_lock held(core_.lock);
-    if (buffer_.empty()) [[unlikely]] {
-      std::optional<T> answer;
-      if (wait_readable(held, answer)) return answer;
-    }
-    Stored taken(buffer_.pop_front());
-    count_crossing(taken.worker);
-    wake.take(core_.writer_waiting);
-    held.unlock();
-    wake.wake_now();
-    return engaged(std::move(taken.value));
+    if (reserved_left_ != 0) return engaged_out_of_line(take_reserved());
+    return read_locked();
   }
 
   // The timed forms share write's and read's structure; a wait that timed out looks at the channel once
@@ -111,8 +115,10 @@ class Channel final : public TypedChannel<T> {
   }
 
   ReadResult<T> read_until(std::int64_t deadline_ns) override {
+    if (reserved_left_ != 0) return ReadResult<T>(take_reserved());
     WakeList wake;
     std::unique_lock held(core_.lock);
+    if (reserved_ != 0) end_reservation(held, wake);
     bool expired = false;
     while (buffer_.empty()) {
       if (core_.closed) {
@@ -143,7 +149,15 @@ class Channel final : public TypedChannel<T> {
   std::size_t capacity() const noexcept override { return core_.capacity(); }
   std::uint64_t messages() const noexcept override { return core_.messages(); }
   void close() noexcept override { core_.close(); }
-  void detach_reader() noexcept override { core_.detach_reader(); }
+  void detach_reader() noexcept override {
+    give_back_reads_of(*this);  // the endpoint goes with its process's reads, if it held some
+    core_.detach_reader();
+  }
+  void give_back_reads() noexcept override {
+    WakeList wake;  // outlives the lock
+    std::lock_guard held(core_.lock);
+    free_reserved(wake);
+  }
   void set_endpoint_names(std::string writer, std::string reader) override {
     core_.set_endpoint_names(std::move(writer), std::move(reader));
   }
@@ -152,6 +166,77 @@ class Channel final : public TypedChannel<T> {
   }
 
  private:
+  // read() past its reserved messages (out of line, so that taking a reserved one stays a few
+  // instructions): a lock round that frees the slots of the reserved messages consumed, waits if the
+  // channel is empty, and takes the next message, reserving those behind it where it may (the rules at
+  // the top).
+  [[gnu::noinline]] std::optional<T> read_locked() {
+    WakeList wake;
+    std::unique_lock held(core_.lock);
+    if (reserved_ != 0) end_reservation(held, wake);
+    if (buffer_.empty()) [[unlikely]] {
+      std::optional<T> answer;
+      if (wait_readable(held, answer)) return answer;
+    }
+    if (buffer_.size() > 1 && buffer_.slots() >= core_.capacity() && current_run_hands_off() && hold_reads(*this)) {
+      reserve();
+      held.unlock();
+      wake.wake_now();
+      return engaged_out_of_line(take_reserved());
+    }
+    Stored taken(buffer_.pop_front());
+    count_crossing(taken.worker);
+    wake.take(core_.writer_waiting);
+    held.unlock();
+    wake.wake_now();
+    return engaged_out_of_line(std::move(taken.value));
+  }
+
+  // Under core_.lock, on the reader, with more than one message in the buffer and the ring at its full
+  // size: reserves the messages at its front, up to kMaxReserved, for read() to take without the lock.
+  void reserve() noexcept {
+    const std::size_t n = buffer_.size() < kMaxReserved ? buffer_.size() : kMaxReserved;
+    reserved_ring_ = buffer_.slot_array();
+    reserved_mask_ = buffer_.index_mask();
+    reserved_next_ = buffer_.head_index();
+    reserved_ = static_cast<std::uint32_t>(n);
+    reserved_left_ = reserved_;
+    const int here = current_worker_index();
+    for (std::size_t i = 0; i < n; ++i) {
+      const int written_on = reserved_ring_[(reserved_next_ + i) & reserved_mask_].worker;
+      if (written_on != here && written_on >= 0 && here >= 0) ++core_.cross_worker_messages;
+    }
+  }
+
+  // On the reader, without the lock: the next reserved message (reserved_left_ > 0).
+  T take_reserved() noexcept(std::is_nothrow_move_constructible_v<T>) {
+    Stored& slot = reserved_ring_[reserved_next_];
+    reserved_next_ = (reserved_next_ + 1) & reserved_mask_;
+    --reserved_left_;
+    return std::move(slot.value);
+  }
+
+  // Under core_.lock, on the reader: frees the slots of the reserved messages it consumed (those it did
+  // not are ordinary messages again, at the front) and takes the writer out of its slot, which they may
+  // have kept waiting.
+  void free_reserved(WakeList& wake) noexcept {
+    buffer_.drop_front(reserved_ - reserved_left_);
+    reserved_ = reserved_left_ = 0;
+    wake.take(core_.writer_waiting);
+  }
+
+  // Under `held`, on the reader whose reservation ran out: ends it. A writer it kept waiting is readied at
+  // once if the buffer is now empty, since the reader is about to park.
+  void end_reservation(std::unique_lock<BusyWaitMutex>& held, WakeList& wake) noexcept {
+    free_reserved(wake);
+    drop_held_reads(*this);
+    if (buffer_.empty() && !wake.empty()) {
+      held.unlock();
+      wake.wake_now();
+      held.lock();
+    }
+  }
+
   // read()'s wait, out of line: the read of a non-empty channel stays small (inlined where it is called).
   // Parks until the buffer has a message (returns false, `held` locked again), or answers the read in
   // `answer` (returns true; `held` locked or not): a value handed over, or the end of the stream.
@@ -190,6 +275,10 @@ class Channel final : public TypedChannel<T> {
   // time on one worker. Default-constructed and then emplaced, the flag and its padding are written as one
   // 8-byte store, which forwards. read() calls it after releasing the lock and readying the writer, so that
   // nothing is left to keep the optional on the stack across a call.
+  // Out of line, for read(): inlined there, GCC 12 builds the optional in the caller's frame and returns
+  // it with one 16-byte load over two 8-byte stores, which do not forward (a quarter of a capacity-64
+  // pipeline's time on one worker); called, it returns the two registers directly.
+  [[gnu::noinline]] static std::optional<T> engaged_out_of_line(T&& value) { return engaged(std::move(value)); }
   static std::optional<T> engaged(T&& value) {
     std::optional<T> answer;
     answer.emplace(std::move(value));
@@ -240,6 +329,16 @@ class Channel final : public TypedChannel<T> {
   Handoff* handoff_ = nullptr;  // guarded by core_.lock; see the rules at the top
   RingBuffer<Stored> buffer_;   // guarded by core_.lock
   BoundedCore core_;
+
+  // Reserved reads (the rules at the top), the reader's alone, after the fields the writer touches, so
+  // that taking a reserved message writes no line the writer reads. reserved_ is set and cleared under
+  // core_.lock; the others are read and written by the reader without it while reserved_left_ > 0.
+  static constexpr std::size_t kMaxReserved = 32;
+  Stored* reserved_ring_ = nullptr;
+  std::size_t reserved_mask_ = 0;
+  std::size_t reserved_next_ = 0;    // ring index of the next reserved message
+  std::uint32_t reserved_ = 0;       // slots at the buffer's front that the reader reserved
+  std::uint32_t reserved_left_ = 0;  // of those, not yet taken
 };
 
 namespace detail {

@@ -24,6 +24,7 @@
 #include "channels/typed_channel.hpp"
 #include "runtime/channel_support.hpp"
 #include "runtime/export.hpp"
+#include "runtime/held_reads.hpp"
 #include "runtime/timers.hpp"
 
 namespace kpn {
@@ -104,8 +105,12 @@ class KPN_EXPORT Endpoint {
 
  private:
   // The endpoint changes hands: the process that used it may no longer be the one at this end.
+  // A reader's process gives back the reads it holds of the channel first (held_reads.hpp): the next
+  // process to use this end must find the exact count.
   void forget_user(const Endpoint& from) noexcept {
-    if (channel_ && from.owner_.bound()) channel_->record_endpoint_user(kWriter, 0, std::string());
+    if (!channel_ || !from.owner_.bound()) return;
+    if constexpr (!kWriter) give_back_reads_of(*channel_);
+    channel_->record_endpoint_user(kWriter, 0, std::string());
   }
   // Letting go of the writer ends the stream; letting go of the reader breaks the channel.
   void release() noexcept {

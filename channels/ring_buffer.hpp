@@ -45,6 +45,22 @@ class RingBuffer {
   T& front() noexcept { return slots_[head_]; }
   T& back() noexcept { return slots_[(head_ + size_ - 1) & mask_]; }
 
+  // Where the elements lie, for a reader that walks them without the lock that guards the buffer: the
+  // i-th oldest is slot_array()[(head_index() + i) & index_mask()]. Valid while the buffer does not grow,
+  // and it grows only when it holds slots() elements.
+  T* slot_array() noexcept { return slots_; }
+  std::size_t index_mask() const noexcept { return mask_; }
+  std::size_t head_index() const noexcept { return head_; }
+  std::size_t slots() const noexcept { return slots_ == nullptr ? 0 : mask_ + 1; }
+  // Destroys the `n` oldest elements (n <= size()).
+  void drop_front(std::size_t n) noexcept {
+    for (std::size_t i = 0; i < n; ++i) {
+      std::destroy_at(slots_ + head_);
+      head_ = (head_ + 1) & mask_;
+    }
+    size_ -= n;
+  }
+
   T pop_front() {
     T* slot = slots_ + head_;
     T value = std::move(*slot);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "runtime/busy_wait_mutex.hpp"
+#include "runtime/held_reads.hpp"
 #include "runtime/multi_wait.hpp"
 #include "runtime/steady_time.hpp"
 
@@ -34,6 +35,7 @@ std::optional<std::size_t> select_until_ns(std::span<const SelectCase> cases, st
   if (cases.empty()) {
     throw std::invalid_argument("kpn::nondeterministic::select: no channel ends to wait on (a select needs at least one)");
   }
+  give_back_held_reads();  // before any lock is taken (held_reads.hpp); park_any asserts it
   MultiWait wait;
   wait.slots.reserve(cases.size());
   for (const SelectCase& c : cases) {

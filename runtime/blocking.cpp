@@ -19,6 +19,13 @@ void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirecti
   Process* self = current_process();
   assert(self != nullptr && "park() outside a process");
   assert(slot == nullptr && "a channel side has one waiter at most");
+  if (self->held_reads_ != nullptr) [[unlikely]] {
+    // Before it blocks, the process gives back the reads it holds (held_reads.hpp), with no lock held,
+    // and returns as if woken: those slots may be what this wait waits for.
+    lock.unlock();
+    self->give_back_held_reads();
+    return;
+  }
   if (self->must_unwind()) {
     lock.unlock();
     throw detail::Cancelled{};

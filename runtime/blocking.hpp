@@ -34,6 +34,9 @@ class Process;
 // from a process; `held` owns the lock that guards `slot`; `slot` is empty. Returns with the lock held
 // again. While the network stops it throws detail::Cancelled instead, with the lock released and `slot`
 // cleared. `channel` and `direction` say what it waits for (deadlock detection and reports).
+// It may also return at once, without having parked: a process that holds reads of a channel
+// (held_reads.hpp) gives them back first, with the lock released, since the slots it frees may be what it
+// waits for. Callers re-check their condition after park returns, as they do after any wake-up.
 // The low-level form: `lock` held on entry, released on return.
 KPN_EXPORT void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirection direction);
 inline void park(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelView& channel,
@@ -55,7 +58,8 @@ inline void park(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelV
 // readies a process still running. The process removes its node from the timer queue (under the queue's
 // lock) before it returns, so no firer looks at a node whose wait is over. A process in a timed wait stays
 // counted as active (quiescence.hpp): its timer will ready it. The low-level form releases `lock` on
-// return, as park does; the unique_lock form holds it again.
+// return, as park does; the unique_lock form holds it again. It may return at once, as park may, after
+// giving back held reads (false: not a timeout).
 KPN_EXPORT bool park_until(BusyWaitMutex& lock, Process*& slot, ChannelView* channel, WaitDirection direction,
                 std::int64_t deadline_ns);
 inline bool park_until(std::unique_lock<BusyWaitMutex>& held, Process*& slot, ChannelView& channel,
@@ -91,6 +95,7 @@ class WakeList {
     for (int i = 0; i < count_; ++i) unblock(waiters_[i]);
     count_ = 0;
   }
+  bool empty() const noexcept { return count_ == 0; }
   // Takes the waiter out of `slot`, if any. The caller holds the lock that guards `slot`.
   void take(Process*& slot) noexcept {
     if (slot != nullptr && count_ < kMax) {

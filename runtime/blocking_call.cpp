@@ -56,6 +56,7 @@ void run_call(BlockingJob& job) noexcept {
 
 void park_for_call(BusyWaitMutex& lock, Process*& slot, BlockingPool& pool, BlockingJob& job) {
   Process* self = current_process();
+  self->give_back_held_reads();  // before it blocks (held_reads.hpp)
   lock.lock();
   slot = self;
   try {

@@ -49,6 +49,10 @@ class KPN_EXPORT ChannelView {
   // writer blocked on it. Called by the deadlock monitor only, once it knows the writer is part of a
   // deadlock (so nothing else can change the channel meanwhile).
   virtual void grow(std::size_t new_capacity) = 0;
+  // Called on the process that holds reads of this channel (held_reads.hpp), with no channel lock held,
+  // after it stopped holding them: frees the slots of the messages it consumed, wakes a writer waiting for
+  // them, and ends the reservation. Kinds that never reserve reads keep the default.
+  virtual void give_back_reads() noexcept {}
 };
 
 }  // namespace kpn

@@ -56,6 +56,7 @@ bool park_any(MultiWait& wait, std::int64_t deadline_ns) {
   Process* self = current_process();
   assert(self != nullptr && "park_any() outside a process");
   assert(!wait.slots.empty());
+  assert(self->held_reads_ == nullptr && "select gives back held reads before it takes the locks");
   if (self->must_unwind()) {
     unlock_all(wait.locks);
     throw detail::Cancelled{};

@@ -2,9 +2,11 @@
 
 #include <cassert>
 #include <cstddef>
+#include <utility>
 
 #include "runtime/cancelled.hpp"
 #include "runtime/direct_switch.hpp"
+#include "runtime/held_reads.hpp"
 #include "runtime/process_exit.hpp"
 #include "runtime/stack_pool.hpp"
 
@@ -72,6 +74,7 @@ ctx::fiber Process::entry(ctx::fiber&& worker) {
       failure_ = std::current_exception();
     }
   }
+  give_back_held_reads();  // the messages it read are consumed; whoever ends the stream sees them so
   // A failure stops the network before the body's captures go: a writer destroyed now must not look like
   // a normal end of stream to its reader (channels do not close while the network stops).
   if (failure_) stop_.process_failed(name_, failure_);
@@ -86,6 +89,11 @@ ctx::fiber Process::entry(ctx::fiber&& worker) {
   KPN_ASAN_START_SWITCH(nullptr, resumer_stack_bottom_, resumer_stack_size_);  // nullptr: this stack dies
 #endif
   return std::move(worker_);
+}
+
+void Process::give_back_held_reads() noexcept {
+  if (held_reads_ == nullptr) return;
+  std::exchange(held_reads_, nullptr)->give_back_reads();
 }
 
 void Process::switch_to_worker(SwitchReason why) {

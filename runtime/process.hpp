@@ -152,6 +152,14 @@ class KPN_EXPORT Process {
   friend void trace_wake(RunShared&, Process&, Worker*);
   friend void yield();
   friend void yield_for_lock();
+  friend bool hold_reads(ChannelView&) noexcept;
+  friend void drop_held_reads(ChannelView&) noexcept;
+  friend void give_back_held_reads() noexcept;
+  friend void give_back_reads_of(ChannelView&) noexcept;
+  friend bool current_process_holds_reads() noexcept;
+
+  // Gives back the reads the process holds, if any (held_reads.hpp); on the process, no channel lock held.
+  void give_back_held_reads() noexcept;
 
   // The only way the state changes; debug builds check that the process was in `from`. Inline, with
   // constant memory orders (a run-time order would make the compiler emit a locked exchange): relaxed is
@@ -231,6 +239,9 @@ class KPN_EXPORT Process {
   BusyWaitMutex* release_after_switch_ = nullptr;
   // Set by the runtime (while it owns the suspended process) to unwind it when the network stops.
   bool cancel_ = false;
+  // The channel whose messages the process has read without its lock, if any (held_reads.hpp). Touched
+  // only by the process itself.
+  ChannelView* held_reads_ = nullptr;
 
   // Cancellation of this process alone: a flag any thread may raise (only ever false -> true), and where
   // the process waits, so that a canceller can take it out of its waiter slot (wait_record.hpp).

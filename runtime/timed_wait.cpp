@@ -17,6 +17,11 @@ bool park_until(BusyWaitMutex& lock, Process*& slot, ChannelView* channel, WaitD
   Process* self = current_process();
   assert(self != nullptr && "park_until() outside a process");
   assert(slot == nullptr && "a waiter slot has one waiter at most");
+  if (self->held_reads_ != nullptr) [[unlikely]] {  // as park() (blocking.cpp): not a timeout
+    lock.unlock();
+    self->give_back_held_reads();
+    return false;
+  }
   if (self->must_unwind()) {
     lock.unlock();
     throw detail::Cancelled{};
@@ -69,6 +74,7 @@ bool park_until(BusyWaitMutex& lock, Process*& slot, ChannelView* channel, WaitD
 
 void park_sleeping(std::int64_t deadline_ns) {
   Process* self = current_process();
+  self->give_back_held_reads();  // here, not in park_until: a sleep returns at its deadline only
   BusyWaitMutex& lock = self->run_.sleep_lock;
   lock.lock();
   park_until(lock, self->sleep_slot_, nullptr, WaitDirection::None, deadline_ns);

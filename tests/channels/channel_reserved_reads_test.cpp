@@ -1,0 +1,186 @@
+// Reserved reads (channels/channel.hpp, runtime/held_reads.hpp): under the policies that allow them, a
+// reader takes the messages it finds in one lock round and consumes them without the lock, their slots
+// still taken. These tests check the rule that makes that safe: before the reader blocks anywhere, hands
+// its endpoint on, or sleeps, it gives the consumed slots back, so a writer waiting on them goes on as it
+// would with the exact count. Each network deadlocks (or, with growth disabled, fails) if a hand-back is
+// missing: the writer, stuck on slots the reader has consumed, is the one the reader then waits for.
+//
+// The reader starts reading only once the writer has filled the channel (it yields until then), so that
+// its first read finds the channel full and reserves, on every worker count.
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include <kpn.hpp>
+
+#include "runtime/held_reads.hpp"
+#include "support.hpp"
+
+namespace {
+
+constexpr std::int64_t kCapacity = 8;
+constexpr std::int64_t kFirst = 4;                // read before the reader blocks elsewhere
+constexpr std::int64_t kTotal = kCapacity + kFirst;  // fits only once the first kFirst slots are free again
+
+// How the reader blocks after its first kFirst reads, on the `go` channel that the writer writes only
+// after all kTotal messages of `data`.
+enum class BlockBy { Read, TimedRead, Select };
+
+void wait_until_full(const std::atomic<std::int64_t>& written) {
+  while (written.load() < kCapacity) kpn::yield();
+}
+
+// The writer: kTotal messages, then one on `go`.
+void add_writer(kpn::Network& net, kpn::Writer<std::int64_t> data, kpn::Writer<int> go, std::atomic<std::int64_t>& written) {
+  net.process("writer", [data = std::move(data), go = std::move(go), &written]() mutable {
+    for (std::int64_t i = 0; i < kTotal; ++i) {
+      data.write(i);
+      written.fetch_add(1);
+    }
+    go.write(1);
+  });
+}
+
+void run_without_growth(const kpn::test::Config& cfg, kpn::Network& net) {
+  // Growth disabled: a deadlock, which a missing hand-back would cause, fails the run instead of being
+  // resolved by growing `data`.
+  kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler, .max_capacity = 1}).run(net);
+}
+
+std::vector<std::int64_t> expected_values() {
+  std::vector<std::int64_t> all;
+  for (std::int64_t i = 0; i < kTotal; ++i) all.push_back(i);
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("a reader that blocks on another channel first frees the slots it consumed", "[channels]") {
+  for (BlockBy how : {BlockBy::Read, BlockBy::TimedRead, BlockBy::Select}) {
+    for (const auto& cfg : kpn::test::all_configs()) {
+      CAPTURE(static_cast<int>(how), cfg.scheduler, cfg.cpus);
+      kpn::Network net;
+      auto [data_tx, data_rx] = net.channel<std::int64_t>(kCapacity);
+      auto [go_tx, go_rx] = net.channel<int>(1);
+      std::atomic<std::int64_t> written{0};
+      std::vector<std::int64_t> got;
+      add_writer(net, std::move(data_tx), std::move(go_tx), written);
+      net.process("reader", [data = std::move(data_rx), go = std::move(go_rx), how, &written, &got]() mutable {
+        wait_until_full(written);
+        for (std::int64_t i = 0; i < kFirst; ++i) got.push_back(*data.read());
+        switch (how) {
+          case BlockBy::Read:
+            REQUIRE(go.read() == 1);
+            break;
+          case BlockBy::TimedRead:
+            REQUIRE(go.read_for(std::chrono::seconds(60)).value() == 1);
+            break;
+          case BlockBy::Select:
+            REQUIRE(kpn::nondeterministic::select({kpn::nondeterministic::readable(go)}) == 0);
+            REQUIRE(go.read() == 1);
+            break;
+        }
+        while (auto v = data.read()) got.push_back(*v);
+      });
+      run_without_growth(cfg, net);
+      REQUIRE(got == expected_values());
+    }
+  }
+}
+
+TEST_CASE("a reader that sleeps lets its writer use the slots it consumed meanwhile", "[channels]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    auto [data_tx, data_rx] = net.channel<std::int64_t>(kCapacity);
+    auto [go_tx, go_rx] = net.channel<int>(1);
+    std::atomic<std::int64_t> written{0};
+    std::int64_t written_after_sleep = 0;
+    std::vector<std::int64_t> got;
+    add_writer(net, std::move(data_tx), std::move(go_tx), written);
+    net.process("reader", [data = std::move(data_rx), go = std::move(go_rx), &written, &written_after_sleep, &got]() mutable {
+      wait_until_full(written);
+      for (std::int64_t i = 0; i < kFirst; ++i) got.push_back(*data.read());
+      // Ample for kFirst writes on any machine; the sleep is what must free the slots, not a wait.
+      for (int naps = 0; naps < 200 && written.load() < kTotal; ++naps) kpn::sleep_for(std::chrono::milliseconds(10));
+      written_after_sleep = written.load();
+      REQUIRE(go.read() == 1);
+      while (auto v = data.read()) got.push_back(*v);
+    });
+    run_without_growth(cfg, net);
+    REQUIRE(written_after_sleep == kTotal);
+    REQUIRE(got == expected_values());
+  }
+}
+
+TEST_CASE("a reader endpoint handed to a spawned process keeps the stream in order and frees consumed slots",
+          "[channels]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    auto [data_tx, data_rx] = net.channel<std::int64_t>(kCapacity);
+    auto [go_tx, go_rx] = net.channel<int>(1);
+    std::atomic<std::int64_t> written{0};
+    std::vector<std::int64_t> first;
+    std::vector<std::int64_t> rest;
+    add_writer(net, std::move(data_tx), std::move(go_tx), written);
+    net.process("reader", [data = std::move(data_rx), go = std::move(go_rx), &written, &first, &rest]() mutable {
+      wait_until_full(written);
+      for (std::int64_t i = 0; i < kFirst; ++i) first.push_back(*data.read());
+      // It reserved the rest of the full channel where the policy allows (the premise of this test), and
+      // handing the endpoint on gives that back: the child must find the exact count, and this process
+      // must not free slots the child is reading.
+      REQUIRE(kpn::current_process_holds_reads() == kpn::current_run_hands_off());
+      // The child first waits for `go`, which the writer sends only after the slots this process consumed
+      // have taken its last messages.
+      kpn::spawn("heir", [data = std::move(data), go = std::move(go), &rest]() mutable {
+        REQUIRE(go.read() == 1);
+        while (auto v = data.read()) rest.push_back(*v);
+      });
+      REQUIRE_FALSE(kpn::current_process_holds_reads());
+    });
+    run_without_growth(cfg, net);
+    std::vector<std::int64_t> got = first;
+    got.insert(got.end(), rest.begin(), rest.end());
+    REQUIRE(got == expected_values());
+  }
+}
+
+TEST_CASE("reads, timed reads and non-blocking reads mixed on one channel return the stream in order",
+          "[channels]") {
+  constexpr std::int64_t kMessages = kpn::test::full_or_sanitized<std::int64_t>(20000, 3000);
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    auto [tx, rx] = net.channel<std::int64_t>(16);
+    std::vector<std::int64_t> got;
+    net.process("writer", [tx = std::move(tx)]() mutable {
+      for (std::int64_t i = 0; i < kMessages; ++i) tx.write(i);
+    });
+    net.process("reader", [rx = std::move(rx), &got]() mutable {
+      for (std::int64_t turn = 0;; ++turn) {
+        if (turn % 3 == 1) {
+          if (auto r = rx.try_read()) {
+            got.push_back(r.value());
+            continue;
+          }
+        } else if (turn % 3 == 2) {
+          auto r = rx.read_for(std::chrono::seconds(60));
+          if (r.closed()) break;
+          got.push_back(r.value());
+          continue;
+        }
+        auto v = rx.read();
+        if (!v) break;
+        got.push_back(*v);
+      }
+    });
+    kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    REQUIRE(got.size() == static_cast<std::size_t>(kMessages));
+    for (std::int64_t i = 0; i < kMessages; ++i) REQUIRE(got[static_cast<std::size_t>(i)] == i);
+  }
+}
