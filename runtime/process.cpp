@@ -6,7 +6,6 @@
 
 #include "runtime/cancelled.hpp"
 #include "runtime/direct_switch.hpp"
-#include "runtime/held_reads.hpp"
 #include "runtime/process_exit.hpp"
 #include "runtime/stack_pool.hpp"
 

@@ -34,15 +34,29 @@ void wait_until_full(const std::atomic<std::int64_t>& written) {
   while (written.load() < kCapacity) kpn::yield();
 }
 
-// The writer: kTotal messages, then one on `go`.
-void add_writer(kpn::Network& net, kpn::Writer<std::int64_t> data, kpn::Writer<int> go, std::atomic<std::int64_t>& written) {
-  net.process("writer", [data = std::move(data), go = std::move(go), &written]() mutable {
+// The reader's two ends, of `data` (capacity kCapacity) and `go`, whose writer the network already has:
+// kTotal messages on `data`, then one on `go`.
+struct ReaderEnds {
+  kpn::Reader<std::int64_t> data;
+  kpn::Reader<int> go;
+};
+ReaderEnds add_channels_and_writer(kpn::Network& net, std::atomic<std::int64_t>& written) {
+  auto [data_tx, data_rx] = net.channel<std::int64_t>(kCapacity);
+  auto [go_tx, go_rx] = net.channel<int>(1);
+  net.process("writer", [data = std::move(data_tx), go = std::move(go_tx), &written]() mutable {
     for (std::int64_t i = 0; i < kTotal; ++i) {
       data.write(i);
       written.fetch_add(1);
     }
     go.write(1);
   });
+  return {std::move(data_rx), std::move(go_rx)};
+}
+
+// The reader's first kFirst reads, once the writer has filled `data`.
+void read_first(kpn::Reader<std::int64_t>& data, const std::atomic<std::int64_t>& written, std::vector<std::int64_t>& got) {
+  wait_until_full(written);
+  for (std::int64_t i = 0; i < kFirst; ++i) got.push_back(*data.read());
 }
 
 void run_without_growth(const kpn::test::Config& cfg, kpn::Network& net) {
@@ -64,14 +78,11 @@ TEST_CASE("a reader that blocks on another channel first frees the slots it cons
     for (const auto& cfg : kpn::test::all_configs()) {
       CAPTURE(static_cast<int>(how), cfg.scheduler, cfg.cpus);
       kpn::Network net;
-      auto [data_tx, data_rx] = net.channel<std::int64_t>(kCapacity);
-      auto [go_tx, go_rx] = net.channel<int>(1);
       std::atomic<std::int64_t> written{0};
       std::vector<std::int64_t> got;
-      add_writer(net, std::move(data_tx), std::move(go_tx), written);
-      net.process("reader", [data = std::move(data_rx), go = std::move(go_rx), how, &written, &got]() mutable {
-        wait_until_full(written);
-        for (std::int64_t i = 0; i < kFirst; ++i) got.push_back(*data.read());
+      net.process("reader", [ends = add_channels_and_writer(net, written), how, &written, &got]() mutable {
+        auto& [data, go] = ends;
+        read_first(data, written, got);
         switch (how) {
           case BlockBy::Read:
             REQUIRE(go.read() == 1);
@@ -96,15 +107,12 @@ TEST_CASE("a reader that sleeps lets its writer use the slots it consumed meanwh
   for (const auto& cfg : kpn::test::all_configs()) {
     CAPTURE(cfg.scheduler, cfg.cpus);
     kpn::Network net;
-    auto [data_tx, data_rx] = net.channel<std::int64_t>(kCapacity);
-    auto [go_tx, go_rx] = net.channel<int>(1);
     std::atomic<std::int64_t> written{0};
     std::int64_t written_after_sleep = 0;
     std::vector<std::int64_t> got;
-    add_writer(net, std::move(data_tx), std::move(go_tx), written);
-    net.process("reader", [data = std::move(data_rx), go = std::move(go_rx), &written, &written_after_sleep, &got]() mutable {
-      wait_until_full(written);
-      for (std::int64_t i = 0; i < kFirst; ++i) got.push_back(*data.read());
+    net.process("reader", [ends = add_channels_and_writer(net, written), &written, &written_after_sleep, &got]() mutable {
+      auto& [data, go] = ends;
+      read_first(data, written, got);
       // Ample for kFirst writes on any machine; the sleep is what must free the slots, not a wait.
       for (int naps = 0; naps < 200 && written.load() < kTotal; ++naps) kpn::sleep_for(std::chrono::milliseconds(10));
       written_after_sleep = written.load();
@@ -122,22 +130,18 @@ TEST_CASE("a reader endpoint handed to a spawned process keeps the stream in ord
   for (const auto& cfg : kpn::test::all_configs()) {
     CAPTURE(cfg.scheduler, cfg.cpus);
     kpn::Network net;
-    auto [data_tx, data_rx] = net.channel<std::int64_t>(kCapacity);
-    auto [go_tx, go_rx] = net.channel<int>(1);
     std::atomic<std::int64_t> written{0};
     std::vector<std::int64_t> first;
     std::vector<std::int64_t> rest;
-    add_writer(net, std::move(data_tx), std::move(go_tx), written);
-    net.process("reader", [data = std::move(data_rx), go = std::move(go_rx), &written, &first, &rest]() mutable {
-      wait_until_full(written);
-      for (std::int64_t i = 0; i < kFirst; ++i) first.push_back(*data.read());
+    net.process("reader", [ends = add_channels_and_writer(net, written), &written, &first, &rest]() mutable {
+      read_first(ends.data, written, first);
       // It reserved the rest of the full channel where the policy allows (the premise of this test), and
       // handing the endpoint on gives that back: the child must find the exact count, and this process
       // must not free slots the child is reading.
       REQUIRE(kpn::current_process_holds_reads() == kpn::current_run_hands_off());
       // The child first waits for `go`, which the writer sends only after the slots this process consumed
       // have taken its last messages.
-      kpn::spawn("heir", [data = std::move(data), go = std::move(go), &rest]() mutable {
+      kpn::spawn("heir", [data = std::move(ends.data), go = std::move(ends.go), &rest]() mutable {
         REQUIRE(go.read() == 1);
         while (auto v = data.read()) rest.push_back(*v);
       });
