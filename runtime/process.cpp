@@ -73,7 +73,9 @@ ctx::fiber Process::entry(ctx::fiber&& worker) {
       failure_ = std::current_exception();
     }
   }
-  give_back_held_reads();  // the messages it read are consumed; whoever ends the stream sees them so
+  // The body is over: the slots of the messages it read without the lock are freed before its endpoints
+  // go, so its writers see the exact count (held_reads.hpp).
+  give_back_held_reads();
   // A failure stops the network before the body's captures go: a writer destroyed now must not look like
   // a normal end of stream to its reader (channels do not close while the network stops).
   if (failure_) stop_.process_failed(name_, failure_);
