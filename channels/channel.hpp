@@ -201,11 +201,6 @@ class Channel final : public TypedChannel<T> {
     reserved_next_ = buffer_.head_index();
     reserved_ = static_cast<std::uint32_t>(n);
     reserved_left_ = reserved_;
-    const int here = current_worker_index();
-    for (std::size_t i = 0; i < n; ++i) {
-      const int written_on = reserved_ring_[(reserved_next_ + i) & reserved_mask_].worker;
-      if (written_on != here && written_on >= 0 && here >= 0) ++core_.cross_worker_messages;
-    }
   }
 
   // On the reader, without the lock: the next reserved message (reserved_left_ > 0).
@@ -218,9 +213,16 @@ class Channel final : public TypedChannel<T> {
 
   // Under core_.lock, on the reader: frees the slots of the reserved messages it consumed (those it did
   // not are ordinary messages again, at the front) and takes the writer out of its slot, which they may
-  // have kept waiting.
+  // have kept waiting. The consumed ones are counted as crossing here, not when reserved: those given back
+  // unconsumed are read again, and would be counted twice.
   void free_reserved(WakeList& wake) noexcept {
-    buffer_.drop_front(reserved_ - reserved_left_);
+    const std::size_t consumed = reserved_ - reserved_left_;
+    const int here = current_worker_index();
+    for (std::size_t i = 0; i < consumed; ++i) {
+      const int written_on = reserved_ring_[(buffer_.head_index() + i) & reserved_mask_].worker;
+      if (written_on != here && written_on >= 0 && here >= 0) ++core_.cross_worker_messages;
+    }
+    buffer_.drop_front(consumed);
     reserved_ = reserved_left_ = 0;
     wake.take(core_.writer_waiting);
   }
