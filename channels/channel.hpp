@@ -217,10 +217,8 @@ class Channel final : public TypedChannel<T> {
   // unconsumed are read again, and would be counted twice.
   void free_reserved(WakeList& wake) noexcept {
     const std::size_t consumed = reserved_ - reserved_left_;
-    const int here = current_worker_index();
     for (std::size_t i = 0; i < consumed; ++i) {
-      const int written_on = reserved_ring_[(buffer_.head_index() + i) & reserved_mask_].worker;
-      if (written_on != here && written_on >= 0 && here >= 0) ++core_.cross_worker_messages;
+      count_crossing(reserved_ring_[(buffer_.head_index() + i) & reserved_mask_].worker);
     }
     buffer_.drop_front(consumed);
     reserved_ = reserved_left_ = 0;
