@@ -178,7 +178,8 @@ class Channel final : public TypedChannel<T> {
       std::optional<T> answer;
       if (wait_readable(held, answer)) return answer;
     }
-    if (buffer_.size() > 1 && buffer_.slots() >= core_.capacity() && current_run_hands_off() && hold_reads(*this)) {
+    if (buffer_.size() > 1 && buffer_.slots() >= core_.capacity() && buffer_.slots() <= kMaxReservedRing &&
+        current_run_hands_off() && hold_reads(*this)) {
       reserve();
       held.unlock();
       wake.wake_now();
@@ -197,8 +198,8 @@ class Channel final : public TypedChannel<T> {
   void reserve() noexcept {
     const std::size_t n = buffer_.size() < kMaxReserved ? buffer_.size() : kMaxReserved;
     reserved_ring_ = buffer_.slot_array();
-    reserved_mask_ = buffer_.index_mask();
-    reserved_next_ = buffer_.head_index();
+    reserved_mask_ = static_cast<std::uint32_t>(buffer_.index_mask());
+    reserved_next_ = static_cast<std::uint32_t>(buffer_.head_index());
     reserved_ = static_cast<std::uint32_t>(n);
     reserved_left_ = reserved_;
   }
@@ -333,10 +334,14 @@ class Channel final : public TypedChannel<T> {
   // Reserved reads (the rules at the top), the reader's alone, after the fields the writer touches, so
   // that taking a reserved message writes no line the writer reads. reserved_ is set and cleared under
   // core_.lock; the others are read and written by the reader without it while reserved_left_ > 0.
+  // The ring's indices fit in 32 bits (24 bytes for the five fields, not 32: 16 a channel with
+  // make_shared's block, 1.5 MiB in a chain of 100,000): only a ring of at most kMaxReservedRing slots is
+  // reserved from.
   static constexpr std::size_t kMaxReserved = 32;
+  static constexpr std::size_t kMaxReservedRing = std::size_t{1} << 32;
   Stored* reserved_ring_ = nullptr;
-  std::size_t reserved_mask_ = 0;
-  std::size_t reserved_next_ = 0;    // ring index of the next reserved message
+  std::uint32_t reserved_mask_ = 0;
+  std::uint32_t reserved_next_ = 0;  // ring index of the next reserved message
   std::uint32_t reserved_ = 0;       // slots at the buffer's front that the reader reserved
   std::uint32_t reserved_left_ = 0;  // of those, not yet taken
 };
