@@ -199,3 +199,38 @@ TEST_CASE("plain reads mixed with timed and non-blocking ones on one channel ret
     for (std::int64_t i = 0; i < kMessages; ++i) REQUIRE(got[static_cast<std::size_t>(i)] == i);
   }
 }
+
+TEST_CASE("messages a reader reserved and gave back unconsumed cross workers once in the count", "[channels]") {
+  // The writer on worker 0, the reader on worker 1 (gp keeps a pinned process at home), so that every
+  // message of `data` and `go` crosses: the count must be the number of messages, exactly. The reader
+  // reserves the full channel's kCapacity messages, consumes kFirst, and gives the others back when it
+  // blocks on `go`; it reads them again afterwards, and they were counted twice when the count was taken
+  // as they were reserved.
+  kpn::Network net;
+  std::atomic<std::int64_t> written{0};
+  auto [data_tx, data_rx] = net.channel<std::int64_t>(kCapacity);
+  auto [go_tx, go_rx] = net.channel<int>(1);
+  net.process("writer", [data = std::move(data_tx), go = std::move(go_tx), &written]() mutable {
+    for (std::int64_t i = 0; i < kTotal; ++i) {
+      data.write(i);
+      written.fetch_add(1);
+    }
+    go.write(1);
+  }, {.home_worker = 0});
+  std::vector<std::int64_t> got;
+  bool held_after_first = false;  // checked after the run (Catch2's assertions are not for worker threads)
+  int go_seen = 0;
+  net.process("reader", [data = std::move(data_rx), go = std::move(go_rx), &written, &got, &held_after_first,
+                         &go_seen]() mutable {
+    read_first(data, written, got);
+    held_after_first = kpn::current_process_holds_reads();
+    go_seen = go.read().value_or(0);
+    while (auto v = data.read()) got.push_back(*v);
+  }, {.home_worker = 1});
+  const kpn::RunReport report = kpn::Runtime({.cpus = 2, .scheduler = "gp", .max_capacity = 1}).run(net);
+  REQUIRE(held_after_first);  // the premise: the first read reserved, and kFirst < kCapacity were consumed
+  REQUIRE(go_seen == 1);
+  REQUIRE(got == expected_values());
+  REQUIRE(report.messages == static_cast<std::uint64_t>(kTotal + 1));
+  REQUIRE(report.cross_worker_messages == static_cast<std::uint64_t>(kTotal + 1));
+}
