@@ -35,12 +35,13 @@ void wait_until_full(const std::atomic<std::int64_t>& written) {
 }
 
 // The reader's two ends, of `data` (capacity kCapacity) and `go`, whose writer the network already has:
-// kTotal messages on `data`, then one on `go`.
+// kTotal messages on `data`, then one on `go`. `options` are the writer's.
 struct ReaderEnds {
   kpn::Reader<std::int64_t> data;
   kpn::Reader<int> go;
 };
-ReaderEnds add_channels_and_writer(kpn::Network& net, std::atomic<std::int64_t>& written) {
+ReaderEnds add_channels_and_writer(kpn::Network& net, std::atomic<std::int64_t>& written,
+                                   kpn::ProcessOptions options = {}) {
   auto [data_tx, data_rx] = net.channel<std::int64_t>(kCapacity);
   auto [go_tx, go_rx] = net.channel<int>(1);
   net.process("writer", [data = std::move(data_tx), go = std::move(go_tx), &written]() mutable {
@@ -49,7 +50,7 @@ ReaderEnds add_channels_and_writer(kpn::Network& net, std::atomic<std::int64_t>&
       written.fetch_add(1);
     }
     go.write(1);
-  });
+  }, std::move(options));
   return {std::move(data_rx), std::move(go_rx)};
 }
 
@@ -208,24 +209,15 @@ TEST_CASE("messages a reader reserved and gave back unconsumed cross workers onc
   // as they were reserved.
   kpn::Network net;
   std::atomic<std::int64_t> written{0};
-  auto [data_tx, data_rx] = net.channel<std::int64_t>(kCapacity);
-  auto [go_tx, go_rx] = net.channel<int>(1);
-  net.process("writer", [data = std::move(data_tx), go = std::move(go_tx), &written]() mutable {
-    for (std::int64_t i = 0; i < kTotal; ++i) {
-      data.write(i);
-      written.fetch_add(1);
-    }
-    go.write(1);
-  }, {.home_worker = 0});
   std::vector<std::int64_t> got;
   bool held_after_first = false;  // checked after the run (Catch2's assertions are not for worker threads)
   int go_seen = 0;
-  net.process("reader", [data = std::move(data_rx), go = std::move(go_rx), &written, &got, &held_after_first,
-                         &go_seen]() mutable {
-    read_first(data, written, got);
+  net.process("reader", [ends = add_channels_and_writer(net, written, {.home_worker = 0}), &written, &got,
+                         &held_after_first, &go_seen]() mutable {
+    read_first(ends.data, written, got);
     held_after_first = kpn::current_process_holds_reads();
-    go_seen = go.read().value_or(0);
-    while (auto v = data.read()) got.push_back(*v);
+    go_seen = ends.go.read().value_or(0);
+    while (auto v = ends.data.read()) got.push_back(*v);
   }, {.home_worker = 1});
   const kpn::RunReport report = kpn::Runtime({.cpus = 2, .scheduler = "gp", .max_capacity = 1}).run(net);
   REQUIRE(held_after_first);  // the premise: the first read reserved, and kFirst < kCapacity were consumed
