@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "channels/channel_base.hpp"
@@ -137,34 +138,63 @@ class Writer : public detail::Endpoint<T, true> {
   // Blocks while the channel is full. Throws ChannelClosed after close(), BrokenChannel if the reader is gone.
   void write(T value) { this->use().write(std::move(value)); }
   // Write unless the channel is full (try_write), or stays full past a deadline. On Timeout the value is
-  // left as it was (the rvalue forms move from it only on Ok). Closed or broken channels throw, as write().
-  WriteStatus try_write(T&& value) { return this->use().write_until(value, detail::kNoWait); }
+  // left as it was (the rvalue forms move from it only on Ok; an endpoint in it comes back unbound, as any
+  // moved endpoint). Closed or broken channels throw, as write().
+  WriteStatus try_write(T&& value) { return write_moved_until(value, detail::kNoWait); }
   WriteStatus try_write(const T& value) {
     T copy(value);
-    return try_write(std::move(copy));
+    return this->use().write_until(copy, detail::kNoWait);
   }
   template <class Rep, class Period>
   WriteStatus write_for(T&& value, std::chrono::duration<Rep, Period> d) {
-    const std::int64_t ns = detail::checked_ns("Writer::write_for", d);
-    return this->use().write_until(value, detail::deadline_after_ns(ns));
+    return write_moved_until(value, detail::deadline_after_ns(detail::checked_ns("Writer::write_for", d)));
   }
   template <class Rep, class Period>
   WriteStatus write_for(const T& value, std::chrono::duration<Rep, Period> d) {
     T copy(value);
-    return write_for(std::move(copy), d);
+    return this->use().write_until(copy, detail::deadline_after_ns(detail::checked_ns("Writer::write_for", d)));
   }
   template <class Duration>
   WriteStatus write_until(T&& value, std::chrono::time_point<std::chrono::steady_clock, Duration> t) {
-    return this->use().write_until(value, std::max<std::int64_t>(1, detail::steady_deadline_ns(t)));
+    return write_moved_until(value, std::max<std::int64_t>(1, detail::steady_deadline_ns(t)));
   }
   template <class Duration>
   WriteStatus write_until(const T& value, std::chrono::time_point<std::chrono::steady_clock, Duration> t) {
     T copy(value);
-    return write_until(std::move(copy), t);
+    return this->use().write_until(copy, std::max<std::int64_t>(1, detail::steady_deadline_ns(t)));
   }
   // Ends the stream; the reader drains what was written, then sees end-of-stream. Idempotent.
   void close() noexcept {
     if (auto* c = this->channel()) c->close();
+  }
+
+ private:
+  // The value leaves the caller's object before the channel's lock is taken, as write()'s by-value
+  // parameter makes it do: moving an endpoint that a process has used hands it over, which takes that
+  // endpoint's channel's lock (forget_user), and no channel lock may be taken while another is held. The
+  // two could be taken in opposite orders by two processes, or be the same lock (a writer sent down its
+  // own channel), and a process that finds a lock taken yields with the first one held. The value goes
+  // back where it was unless it was written.
+  WriteStatus write_moved_until(T& value, std::int64_t deadline_ns) {
+    TypedChannel<T>& channel = this->use();  // before the move: `value` may hold this very endpoint
+    T outside(std::move(value));
+    WriteStatus status = WriteStatus::Timeout;
+    try {
+      status = channel.write_until(outside, deadline_ns);
+    } catch (...) {
+      put_back(value, outside);
+      throw;
+    }
+    if (status != WriteStatus::Ok) put_back(value, outside);
+    return status;
+  }
+  static void put_back(T& value, T& outside) {
+    if constexpr (std::is_move_assignable_v<T>) {
+      value = std::move(outside);
+    } else {
+      std::destroy_at(std::addressof(value));
+      std::construct_at(std::addressof(value), std::move(outside));
+    }
   }
 };
 

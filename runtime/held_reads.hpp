@@ -25,7 +25,9 @@ KPN_EXPORT bool hold_reads(ChannelView& reads) noexcept;
 // nothing if it does not hold them.
 KPN_EXPORT void drop_held_reads(ChannelView& reads) noexcept;
 // Gives back the reads of `channel` if the calling process holds them (its reader endpoint is being handed
-// on). It takes `channel`'s lock, as the hand-over of a used endpoint already does (record_endpoint_user).
+// on). It takes `channel`'s lock, as the hand-over of a used endpoint already does (record_endpoint_user),
+// so no channel lock may be held: an endpoint travels in a message only once it has left its process's
+// object (Writer::write takes its value by value, the timed writes move it out first, endpoints.hpp).
 KPN_EXPORT void give_back_reads_of(ChannelView& channel) noexcept;
 // Whether the calling process holds reads of some channel now (for tests and assertions).
 KPN_EXPORT bool current_process_holds_reads() noexcept;

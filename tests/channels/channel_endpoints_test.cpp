@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,8 @@
 #include <kpn.hpp>
 
 #include "support.hpp"
+
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -24,6 +27,24 @@ kpn::ProcessFailed run_expecting_failure(const kpn::test::Config& cfg, kpn::Netw
   }
   FAIL("run() returned normally; a process should have failed");
   throw std::logic_error("unreachable");
+}
+
+// A message that may carry the writer of the channel it travels on.
+struct Parcel {
+  kpn::Writer<Parcel> writer;
+  int number = 0;
+};
+
+// The reader's side of the parcel tests: records each parcel's number, and with a writer that arrived
+// writes 2 and lets it go, which ends the stream.
+void read_parcels(kpn::Reader<Parcel>& rx, std::vector<int>& got) {
+  while (auto p = rx.read()) {
+    got.push_back(p->number);
+    if (p->writer) {
+      p->writer.write(Parcel{{}, 2});
+      p->writer = kpn::Writer<Parcel>();
+    }
+  }
 }
 
 std::string cause_message(const kpn::ProcessFailed& e) {
@@ -148,5 +169,54 @@ TEST_CASE("an endpoint sent over a channel can be used by the process that recei
     });
     kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
     REQUIRE(sum == 210);
+  }
+}
+
+// The hand-over of a used endpoint takes its channel's lock; a timed write must not do it under the lock
+// of the channel it writes to, which here is the same lock (it hung before the value left the caller's
+// object first).
+TEST_CASE("a writer sent down its own channel by a timed write reaches the reader", "[channels]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    auto [tx, rx] = net.channel<Parcel>(4);
+    kpn::WriteStatus sent = kpn::WriteStatus::Timeout;
+    std::vector<int> got;
+    net.process("sender", [tx = std::move(tx), &sent]() mutable {
+      Parcel p{std::move(tx), 1};
+      p.writer.write(Parcel{{}, 0});  // binds the writer to this process
+      sent = p.writer.try_write(std::move(p));
+    });
+    net.process("receiver", [rx = std::move(rx), &got]() mutable { read_parcels(rx, got); });
+    kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    CHECK(sent == kpn::WriteStatus::Ok);
+    CHECK(got == std::vector<int>{0, 1, 2});
+  }
+}
+
+TEST_CASE("a timed write that times out leaves the endpoint in its value usable by the caller", "[channels]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::Network net;
+    auto [tx, rx] = net.channel<Parcel>(1);
+    auto [go_tx, go_rx] = net.channel<int>(1);
+    kpn::WriteStatus timed = kpn::WriteStatus::Ok;
+    kpn::WriteStatus sent = kpn::WriteStatus::Timeout;
+    std::vector<int> got;
+    net.process("sender", [tx = std::move(tx), go_tx = std::move(go_tx), &timed, &sent]() mutable {
+      Parcel p{std::move(tx), 1};
+      p.writer.write(Parcel{{}, 0});  // fills the channel: the reader waits for the go
+      timed = p.writer.try_write(std::move(p));
+      go_tx.write(1);
+      sent = p.writer.write_for(std::move(p), 30s);
+    });
+    net.process("receiver", [rx = std::move(rx), go_rx = std::move(go_rx), &got]() mutable {
+      go_rx.read();
+      read_parcels(rx, got);
+    });
+    kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(net);
+    CHECK(timed == kpn::WriteStatus::Timeout);
+    CHECK(sent == kpn::WriteStatus::Ok);
+    CHECK(got == std::vector<int>{0, 1, 2});
   }
 }
