@@ -39,6 +39,9 @@ Result bench_work_ceiling(const Options& o, unsigned cpus);
 // program that moves scatter-gather's messages between two CPUs as kpn must (a lock round per channel
 // operation, the value in the channel's line) reaches on this machine.
 Result bench_exchange_ceiling(const Options& o);
+// Pinned threads that only read the clock, one per CPU: the share of each CPU's time the machine takes away
+// (gaps over 10 us between two reads), how often, and the longest gap. What a two-worker figure cannot beat.
+Result bench_host_stalls(const Options& o, unsigned cpus);
 // The body of that fresh program: runs the chain once and prints "build_s run_s total_s peak_rss_mib".
 int chain_child(unsigned cpus, const std::string& scheduler);
 
