@@ -109,8 +109,7 @@ double exchange_on(int master_cpu, int other_cpu, std::uint64_t iterations) {
 }  // namespace
 
 Result bench_exchange_ceiling(const Options& o) {
-  std::vector<int> cpus = allowed_cpus();
-  if (cpus.size() < 2) throw std::runtime_error(fmt::format("exchange-ceiling: 2 CPUs wanted, {} allowed", cpus.size()));
+  const std::vector<int> cpus = first_allowed_cpus("exchange-ceiling", 2);
   Result r;
   r.bench = "exchange-ceiling";
   const std::uint64_t messages = kWorkers * static_cast<std::uint64_t>(kRounds);

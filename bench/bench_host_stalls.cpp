@@ -62,11 +62,7 @@ Spell watch_clock(int cpu, std::latch& start_line) {
 }  // namespace
 
 Result bench_host_stalls(const Options& o, unsigned cpus) {
-  std::vector<int> all = allowed_cpus();
-  if (all.size() < cpus) {
-    throw std::runtime_error(fmt::format("host-stalls: {} CPUs wanted, {} allowed (taskset?)", cpus, all.size()));
-  }
-  all.resize(cpus);
+  const std::vector<int> all = first_allowed_cpus("host-stalls", cpus);
   Result r;
   r.bench = "host-stalls";
   r.what = fmt::format("{} pinned threads reading steady_clock back to back for {} ms; a gap over {} us is a stall "

@@ -50,11 +50,7 @@ double burn_on(const std::vector<int>& cpus, std::uint64_t iterations) {
 }  // namespace
 
 Result bench_work_ceiling(const Options& o, unsigned cpus) {
-  std::vector<int> all = allowed_cpus();
-  if (all.size() < cpus) {
-    throw std::runtime_error(fmt::format("work-ceiling: {} CPUs wanted, {} allowed (taskset?)", cpus, all.size()));
-  }
-  all.resize(cpus);
+  const std::vector<int> all = first_allowed_cpus("work-ceiling", cpus);
   Result r;
   r.bench = "work-ceiling";
   r.what = fmt::format("{} messages of w us of kpn::work (scatter-gather's, 64 workers x 2000 rounds) burnt by {} "

@@ -11,6 +11,8 @@
 #include <sched.h>
 #include <sys/utsname.h>
 
+#include <fmt/format.h>
+
 #include "runtime/json.hpp"
 
 namespace kpn_bench {
@@ -25,6 +27,15 @@ std::vector<int> allowed_cpus() {
   for (int c = 0; c < CPU_SETSIZE; ++c) {
     if (CPU_ISSET(c, &set)) cpus.push_back(c);
   }
+  return cpus;
+}
+
+std::vector<int> first_allowed_cpus(std::string_view bench, std::size_t n) {
+  std::vector<int> cpus = allowed_cpus();
+  if (cpus.size() < n) {
+    throw std::runtime_error(fmt::format("{}: {} CPUs wanted, {} allowed (taskset?)", bench, n, cpus.size()));
+  }
+  cpus.resize(n);
   return cpus;
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <deque>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,8 @@ Host describe_host();
 
 // The CPUs this program may run on (taskset, cgroups), lowest first; and pinning the calling thread to one.
 std::vector<int> allowed_cpus();
+// The first `n` of them; throws, naming `bench`, when fewer are allowed.
+std::vector<int> first_allowed_cpus(std::string_view bench, std::size_t n);
 void pin_this_thread(int cpu);
 
 std::string format_text(const Result& r);
