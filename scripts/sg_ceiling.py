@@ -9,7 +9,9 @@ so the ratio kpn / ceiling is what the runtime costs; the ceiling itself is what
 compute (2.00 only if they do not slow each other down). Between the two lies the exchange ceiling
 (`kpn-bench --only exchange-ceiling-2cpu`): the same messages also moved between the two threads through
 lock-guarded one-line channels, 32 workers on each CPU, nothing scheduled: what is left once every message
-that crosses has moved its channel's line, as kpn's channels must. Runs under `chrt -f 10 taskset -c 0,1` unless
+that crosses has moved its channel's line, as kpn's channels must. Each rep also asks the host what it takes
+(`kpn-bench --only host-stalls-2cpu`: the share of each CPU that two clock-reading threads did not get), so
+that a sitting whose ceilings sit low says why. Runs under `chrt -f 10 taskset -c 0,1` unless
 --no-chrt (chrt needs root). A benchmark, not a test: it prints numbers and asserts nothing.
 """
 import argparse
@@ -42,6 +44,15 @@ def ceiling(build, bench, t0, chrt):
 CEILINGS = {"ceiling": "work-ceiling-2cpu", "exchange": "exchange-ceiling-2cpu"}
 
 
+def host_stalls(build, chrt):
+    """The share of each CPU the machine took from two pinned clock-reading threads: median, max (percent)."""
+    out = subprocess.run(prefix(chrt) + [os.path.join(build, "bin/kpn-bench"), "--only", "host-stalls-2cpu",
+                                         "--reps", "1", "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    m = json.loads(out.splitlines()[-1])["metrics"]["stalled_share"]
+    return m["median"], m["max"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=7)
@@ -54,7 +65,9 @@ def main():
                               capture_output=True, text=True).stdout.split()[-1])
     policies = a.scheduler or [""]
     samples = {}
+    stalls = []
     for _ in range(a.reps):
+        stalls.append(host_stalls(a.build, chrt))
         for name, bench in CEILINGS.items():
             for us, value in ceiling(a.build, bench, t0, chrt).items():
                 samples.setdefault((name, us), []).append(value)
@@ -62,6 +75,8 @@ def main():
             for us in (1, 10):
                 samples.setdefault((policy or "default", us), []).append(kpn_sg(a.build, policy, us, t0, chrt))
     print(f"scatter-gather, 64 workers x 2000 rounds, 2 CPUs, T0 = {t0:.4g}/s, median of {a.reps} (range):")
+    print(f"  the host took {statistics.median(s for s, _ in stalls):.2f} % of each CPU "
+          f"(kpn-bench --only host-stalls-2cpu, median of {len(stalls)}; at most {max(m for _, m in stalls):.2f} %)")
     for us in (1, 10):
         top = statistics.median(samples[("ceiling", us)])
         exchange = statistics.median(samples[("exchange", us)])
