@@ -438,10 +438,11 @@ def appears_within(path, proc, timeout):
     """Seconds until `path` exists and is not empty, polled every 10 ms while `proc` runs; None if never."""
     started = time.monotonic()
     while time.monotonic() - started < timeout:
+        ended = proc.poll() is not None  # looked at first: a report written just before the end still counts
         if os.path.exists(path) and os.path.getsize(path) > 0:
             return time.monotonic() - started
-        if proc.poll() is not None:
-            return None if not os.path.exists(path) else time.monotonic() - started
+        if ended:
+            return None
         time.sleep(0.01)
     return None
 
