@@ -30,7 +30,7 @@ namespace {
 
 // One call in flight, on the parked process's stack. `waiter` is its waiter slot, guarded by `lock`.
 struct CallJob : BlockingJob {
-  void (*invoke)(void*) noexcept = nullptr;
+  void (*invoke)(void*, std::stop_token) noexcept = nullptr;
   void* context = nullptr;
   BusyWaitMutex lock;
   Process* waiter = nullptr;
@@ -42,7 +42,7 @@ struct CallJob : BlockingJob {
 // returns before its process has finished parking waits here for the switch instead of being lost.
 void run_call(BlockingJob& job) noexcept {
   auto& call = static_cast<CallJob&>(job);
-  call.invoke(call.context);
+  call.invoke(call.context, call.stop);
   call.lock.lock();
   Process* p = call.waiter;
   call.waiter = nullptr;
@@ -83,7 +83,7 @@ void park_for_call(BusyWaitMutex& lock, Process*& slot, BlockingPool& pool, Bloc
 
 namespace detail {
 
-void run_blocking(void (*invoke)(void*) noexcept, void* context) {
+void run_blocking(void (*invoke)(void*, std::stop_token) noexcept, void* context, bool interruptible) {
   Process* self = current_process();
   assert(self != nullptr && "run_blocking() outside a process");
   if (self->must_unwind()) throw Cancelled{};
@@ -91,6 +91,7 @@ void run_blocking(void (*invoke)(void*) noexcept, void* context) {
   job.run = &run_call;
   job.invoke = invoke;
   job.context = context;
+  job.interruptible = interruptible;
   park_for_call(job.lock, job.waiter, current_run()->blocking, job);
 }
 

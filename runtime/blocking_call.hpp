@@ -10,15 +10,25 @@
 // the caller's channels or call kpn::yield / kpn::sleep_for (a nested kpn::blocking just calls its function).
 //
 // While the call runs the process is BLOCKED but counts as active, like a sleeper (quiescence.hpp): a
-// network waiting for a blocking call is neither finished nor deadlocked. A call cannot be interrupted:
-// when the network stops (a failure elsewhere, an interrupt), the run waits for calls in flight (queued
-// ones included) to return, then unwinds their processes with the others (f's result is dropped). A call
-// made while the network stops does not run f; the process is unwound.
+// network waiting for a blocking call is neither finished nor deadlocked. When the network stops (a
+// failure elsewhere, an interrupt), the run waits for calls in flight (queued ones included) to return,
+// then unwinds their processes with the others (f's result is dropped). A call made while the network
+// stops does not run f; the process is unwound.
+//
+// An interruptible call: f takes a std::stop_token.
+//
+//   kpn::blocking([&](std::stop_token stop) { write_all(fd, data, stop); });
+//
+// When the network stops, the token's stop is requested (std::stop_callback functions run then, on the
+// thread in Runtime::run), and the pool thread running f is sent SIGURG every few milliseconds until f
+// returns (call_interrupt.hpp): a system call f is blocked in returns EINTR, and f, seeing the stop, gives
+// up (returns or throws: either way the result is dropped). A call whose f takes no token is never signalled.
 
 #include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <type_traits>
 #include <utility>
 
@@ -28,41 +38,61 @@
 namespace kpn {
 
 namespace detail {
-// Runs invoke(context) on the run's pool while the calling process is parked. From a process only.
-// `invoke` must not throw (it stores f's exception in the context).
-KPN_EXPORT void run_blocking(void (*invoke)(void* context) noexcept, void* context);
+// Runs invoke(context, token) on the run's pool while the calling process is parked. From a process only.
+// `invoke` must not throw (it stores f's exception in the context). `interruptible`: the token is the
+// run's stop (its thread may be signalled when the run stops); otherwise it is a token that never stops.
+KPN_EXPORT void run_blocking(void (*invoke)(void* context, std::stop_token stop) noexcept, void* context,
+                             bool interruptible);
+
+template <class F>
+inline constexpr bool kTakesStopToken = std::is_invocable_v<F&, std::stop_token>;
+
+template <class F>
+using BlockingResult =
+    typename std::conditional_t<kTakesStopToken<F>, std::invoke_result<F&, std::stop_token>,
+                                std::invoke_result<F&>>::type;
+
+template <class F>
+decltype(auto) invoke_blocking(F& f, std::stop_token stop) {
+  if constexpr (kTakesStopToken<F>) {
+    return std::invoke(f, std::move(stop));
+  } else {
+    (void)stop;
+    return std::invoke(f);
+  }
+}
 }  // namespace detail
 
 template <class F>
-std::invoke_result_t<F&> blocking(F&& f) {
-  using R = std::invoke_result_t<F&>;
-  if (!in_process()) return std::invoke(f);
+detail::BlockingResult<std::remove_reference_t<F>> blocking(F&& f) {
+  using Fn = std::remove_reference_t<F>;
+  using R = detail::BlockingResult<Fn>;
+  if (!in_process()) return detail::invoke_blocking(f, std::stop_token{});
   // The call's frame lives on the parked process's stack; the pool thread writes the result or the
   // exception and then readies the process, which reads them once it runs again (the ready is the publish).
   using Stored = std::conditional_t<std::is_void_v<R>, bool,
                                     std::conditional_t<std::is_reference_v<R>, std::add_pointer_t<R>, R>>;
-  using Fn = std::remove_reference_t<F>;
   struct Frame {
     Fn* f;
     std::optional<Stored> result;
     std::exception_ptr error;
   } frame{std::addressof(f), std::nullopt, nullptr};
-  auto invoke = [](void* context) noexcept {
+  auto invoke = [](void* context, std::stop_token stop) noexcept {
     auto& fr = *static_cast<Frame*>(context);
     try {
       if constexpr (std::is_void_v<R>) {
-        std::invoke(*fr.f);
+        detail::invoke_blocking(*fr.f, std::move(stop));
         fr.result.emplace(true);
       } else if constexpr (std::is_reference_v<R>) {
-        fr.result.emplace(std::addressof(std::invoke(*fr.f)));
+        fr.result.emplace(std::addressof(detail::invoke_blocking(*fr.f, std::move(stop))));
       } else {
-        fr.result.emplace(std::invoke(*fr.f));
+        fr.result.emplace(detail::invoke_blocking(*fr.f, std::move(stop)));
       }
     } catch (...) {
       fr.error = std::current_exception();
     }
   };
-  detail::run_blocking(invoke, &frame);
+  detail::run_blocking(invoke, &frame, detail::kTakesStopToken<Fn>);
   if (frame.error) std::rethrow_exception(frame.error);
   if constexpr (std::is_void_v<R>) {
     return;

@@ -11,12 +11,24 @@
 // `mutex_` guards the queue and every count below; jobs run without it. A job is the caller's memory (on
 // the parked process's stack): the pool touches it until job.run returns and never after, and a job's last
 // act is to ready its process, after which the memory may be gone.
+//
+// Stopping the calls (blocking_call.hpp's interruptible calls): when a stopping run waits for its calls
+// (wait_idle(true)), the pool requests stop on the run's stop source, whose tokens the interruptible jobs
+// carry, then sends the interrupt signal (call_interrupt.hpp) to every thread running an interruptible job,
+// again every kNudgeMs until none is in flight: a signal that comes just before its thread enters a system
+// call is lost, the next one is not. Which thread runs which kind of job is in its Slot, under `mutex_`;
+// a slot is the pool's memory and lives as long as its thread, so a signal never goes to a thread that has
+// ended (threads end only in the destructor, after the last wait_idle).
 
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <stop_token>
 #include <thread>
 #include <vector>
+
+#include <pthread.h>
 
 namespace kpn {
 
@@ -24,6 +36,11 @@ struct BlockingJob {
   // Runs the call and readies whoever waits for it. Must not throw.
   void (*run)(BlockingJob& self) noexcept = nullptr;
   BlockingJob* next = nullptr;  // the queue's link, guarded by the pool's mutex
+  // Set by the caller before submit: the call's function takes a stop token, and its thread may be sent
+  // the interrupt signal when the run stops.
+  bool interruptible = false;
+  // Set by submit for an interruptible job: stopped when the run stops (wait_idle(true)).
+  std::stop_token stop;
 };
 
 class BlockingPool {
@@ -40,15 +57,24 @@ class BlockingPool {
   // no thread exists and none can be started (the job is then not queued).
   void submit(BlockingJob& job);
   // Returns once every submitted job has run to its end (job.run returned). A stopping run calls it after
-  // its workers have left and before it unwinds the processes that may still wait for a call.
-  void wait_idle();
+  // its workers have left and before it unwinds the processes that may still wait for a call, with
+  // `stop_calls` true: the interruptible calls in flight are then told to stop (their tokens, and the
+  // interrupt signal to their threads until they have returned).
+  void wait_idle(bool stop_calls = false);
 
   // For the report, read after wait_idle: threads started, and calls submitted, in this run.
   unsigned threads_started() const;
   std::uint64_t calls() const;
 
  private:
-  void thread_main();
+  struct Slot {
+    pthread_t thread{};
+    bool running_interruptible = false;  // under mutex_
+  };
+  void thread_main(Slot& slot);
+  // Sends the interrupt signal to the threads running interruptible jobs. Under mutex_.
+  void nudge_interruptible_locked() const;
+  static constexpr int kNudgeMs = 10;
 
   mutable std::mutex mutex_;
   std::condition_variable work_;  // a job was queued, or the pool is shutting down
@@ -61,6 +87,9 @@ class BlockingPool {
   unsigned in_flight_ = 0;        // submitted and not yet finished (queued or running)
   std::uint64_t calls_ = 0;
   bool shutdown_ = false;
+  // The run's stop for interruptible jobs: made by the first one (a run without any allocates nothing).
+  std::stop_source stop_{std::nostopstate};
+  std::vector<std::unique_ptr<Slot>> slots_;  // one per thread, same order; see "Stopping the calls"
   std::vector<std::thread> threads_;
 };
 

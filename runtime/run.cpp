@@ -74,8 +74,9 @@ RunReport Run::execute(NetworkSpec& network) {
   if (trace_) trace_run_.end = trace_->now();
 
   // A stopping run may leave processes parked in blocking calls, whose pool threads still use their
-  // stacks: the calls cannot be interrupted, so wait for them to return before unwinding (blocking_call.hpp).
-  shared_.blocking.wait_idle();
+  // stacks: stop the interruptible ones and wait for every call to return before unwinding
+  // (blocking_call.hpp). A run that ends without stopping has no call in flight (a call keeps it active).
+  shared_.blocking.wait_idle(shared_.stop.stopping());
   // Threads of the program's that ready processes (external_wakers.hpp) are out of the run from here on.
   shared_.external.close_and_wait();
   unwind_remaining();

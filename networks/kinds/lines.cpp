@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstring>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,9 @@ namespace {
 // Bytes per read and per write call: large enough that the pool round trip (tens of microseconds,
 // docs/api.md) is small beside the copy, small enough that the first lines flow on while the rest is read.
 constexpr std::size_t kChunkBytes = 64 * 1024;
-// How long one read call waits for a pipe or terminal with no data before its process looks again
-// whether the network stops (a blocking call cannot be interrupted, blocking_call.hpp).
+// How long one read call waits for a pipe or terminal with no data before it goes back to its process.
+// The calls are interruptible (blocking_call.hpp): a stopping network ends a wait or a write at once, so
+// that a writer blocked on a pipe nobody drains does not keep the run from ending.
 constexpr int kReadWaitMs = 100;
 
 const std::string& checked_path(KindContext& ctx) {
@@ -52,11 +54,13 @@ KPN_REGISTER_KIND(lines_read, {
     .args = {arg_required("path", ArgType::String, "the file to read, or - for stdin")},
     .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
       return [out = ctx.output<std::string>("out"), path = checked_path(ctx)]() mutable {
-        FdGuard fd{kpn::blocking([&] { return line_io::open_for_reading(path); }), path};
+        FdGuard fd{kpn::blocking([&](std::stop_token stop) { return line_io::open_for_reading(path, stop); }), path};
         std::vector<char> buffer(kChunkBytes);
         std::string line;  // the line read so far; it may span chunks
         for (;;) {
-          const long n = kpn::blocking([&] { return line_io::read_some(fd.fd, buffer.data(), buffer.size(), kReadWaitMs, path); });
+          const long n = kpn::blocking([&](std::stop_token stop) {
+            return line_io::read_some(fd.fd, buffer.data(), buffer.size(), kReadWaitMs, path, stop);
+          });
           if (n == line_io::kNoDataYet) continue;
           if (n == 0) break;
           const char* p = buffer.data();
@@ -88,11 +92,11 @@ KPN_REGISTER_KIND(lines_write, {
     .args = {arg_required("path", ArgType::String, "the file to write, or - for stdout")},
     .factory = [](KindContext& ctx) -> UniqueFunction<void()> {
       return [in = ctx.input<std::string>("in"), path = checked_path(ctx)]() mutable {
-        FdGuard fd{kpn::blocking([&] { return line_io::open_for_writing(path); }), path};
+        FdGuard fd{kpn::blocking([&](std::stop_token stop) { return line_io::open_for_writing(path, stop); }), path};
         std::string pending;
         pending.reserve(kChunkBytes + 256);
         auto flush = [&] {
-          kpn::blocking([&] { line_io::write_all(fd.fd, pending, path); });
+          kpn::blocking([&](std::stop_token stop) { line_io::write_all(fd.fd, pending, path, stop); });
           pending.clear();
         };
         while (auto v = in.read()) {

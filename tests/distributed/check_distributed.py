@@ -17,7 +17,8 @@ cases:
                   the rank count is an error with file:line:column on every rank
   growth          Parks' growth across ranks: hamming.yaml at capacity 1 gives one machine's values on 2, 3 and 4
                   ranks; with --max-capacity too small it is a deadlock naming the channel
-  interrupt       SIGINT at mpirun mid-run: every rank ends within seconds, rank 0's report says interrupted
+  interrupt       SIGINT at mpirun mid-run: every rank ends within seconds, rank 0's report says interrupted,
+                  also while rank 1 is blocked writing to a stdout that mpirun no longer drains
   placement       weight hints and a pilot run (--pilot-ms) split the heavy stages of an unbalanced chain over the
                   ranks (equal weights do not); the report says which source the placement used; the same output
   example EXE     the C++ API's example (examples/distributed/squares.cpp) prints on 2 ranks, with and without a
@@ -378,10 +379,10 @@ class Started:
         self.proc.wait()
 
 
-def long_run(kpn_run, src, ranks, extra, tmp, mpirun_options=()):
+def long_run(kpn_run, src, ranks, extra, tmp, mpirun_options=(), text=None):
     path = os.path.join(src, "tests", "distributed", "long-run.yaml")
     args = ["mpirun", "--oversubscribe", *mpirun_options, "-np", str(ranks), kpn_run, path, "--distributed", "-q", "--cpus", "1",
-            "--set", f"input={src}/README.md"] + extra
+            "--set", f"input={text or os.path.join(src, 'README.md')}"] + extra
     s = Started(args, tmp)
     if not s.first_line(TIMEOUT):
         code, _, err = s.wait(0)
@@ -447,50 +448,62 @@ def appears_within(path, proc, timeout):
     return None
 
 
-def case_interrupt(kpn_run, src):
-    for ranks in (2, 3):
-        with tempfile.TemporaryDirectory() as tmp:
-            stats = os.path.join(tmp, "stats.json")
-            s = long_run(kpn_run, src, ranks, ["--stats-json", stats], tmp)
-            if s is None:
-                continue
-            # Not before the copy of the input to stdout is through: a rank's stdout is a pseudo-terminal
-            # whose few KiB mpirun stops draining once it has the SIGINT (it sleeps between its signals), so
-            # a rank still writing then blocks in write(2) inside a blocking call, which no interrupt ends
-            # (docs/distributed.md), and the job ends by SIGKILL without a report.
+def interrupt_case(kpn_run, src, ranks, mid_copy):
+    """SIGINT at mpirun. mid_copy: while rank 1 still copies 3 MiB to its stdout, which mpirun stops
+    draining once it has the SIGINT (it sleeps between its signals), so that rank 1 is blocked in write(2)
+    inside a blocking call, which the stop must interrupt (lines.write's calls are interruptible,
+    blocking_call.hpp). Otherwise after the copy of README.md is through."""
+    with tempfile.TemporaryDirectory() as tmp:
+        stats = os.path.join(tmp, "stats.json")
+        text = None
+        if mid_copy:
+            text = os.path.join(tmp, "big.txt")
+            with open(text, "w") as f:
+                for i in range(60000):
+                    f.write(f"line {i:06d} " + "x" * 40 + "\n")
+        s = long_run(kpn_run, src, ranks, ["--stats-json", stats], tmp, text=text)
+        if s is None:
+            return
+        what = f"SIGINT at mpirun, {ranks} ranks" + (", rank 1 blocked writing to stdout" if mid_copy else "")
+        if not mid_copy:
             with open(os.path.join(src, "README.md")) as f:
                 last = [l.rstrip("\n") for l in f if l.strip()][-1]
             if not s.read_through(last, TIMEOUT):
                 code, _, err = s.wait(0)
-                check(False, f"SIGINT at mpirun, {ranks} ranks: the input is copied to stdout before the SIGINT (exit {code}); stderr: {err[-2000:]!r}")
-                continue
-            signalled = time.monotonic()
-            os.kill(s.proc.pid, signal.SIGINT)
-            report_at = appears_within(stats, s.proc, 30)
-            code, _, err = s.wait(30)
-            took = time.monotonic() - signalled
-            what = f"SIGINT at mpirun, {ranks} ranks"
-            # Printed for the record (ctest -V). mpirun (Open MPI 4.1) answers SIGINT with SIGCONT to every rank,
-            # SIGTERM 1 s later and SIGKILL 1 s after that (odls_base_sigkill_timeout); the report comes
-            # milliseconds after the SIGTERM.
-            print(f"{what}: report {'never' if report_at is None else f'{report_at:.3f} s'} after the SIGINT, "
-                  f"mpirun ended after {took:.1f} s")
-            check(code is not None and code != 0 and took < 10, f"{what}: ended {took:.1f} s after, exit {code}; stderr: {err[-3000:]!r}")
-            check("kpn-run: rank 0: interrupted by SIG" in err or "kpn-run: rank 0: stopped: rank " in err,
-                  f"{what}: rank 0 says it was interrupted; stderr: {err[-3000:]!r}")
-            if not os.path.exists(stats):
-                check(False, f"{what}: rank 0 writes the report; stderr: {err[-3000:]!r}")
-                continue
-            with open(stats) as f:
-                report = json.load(f)
-            d = report.get("distributed", {})
-            per_rank = d.get("per_rank", [])
-            check(report.get("status") == "interrupted" and len(per_rank) == ranks and d.get("lost") is None,
-                  f"{what}: the report says interrupted and has every rank: {report.get('status')} {d.get('lost')} {len(per_rank)}")
-            # A rank with no process (rank 2 of 3: long-run.yaml places everything on 0 and 1) ends at once, "ok".
-            check(all(r.get("status") == "interrupted" for r in per_rank if r.get("processes", 0) > 0),
-                  f"{what}: every rank with processes was interrupted: {[(r.get('rank'), r.get('status')) for r in per_rank]}")
-            check(d.get("messages_crossed", 0) > 0, f"{what}: the report has what ran: {d.get('messages_crossed')} messages crossed")
+                check(False, f"{what}: the input is copied to stdout before the SIGINT (exit {code}); stderr: {err[-2000:]!r}")
+                return
+        signalled = time.monotonic()
+        os.kill(s.proc.pid, signal.SIGINT)
+        report_at = appears_within(stats, s.proc, 30)
+        code, _, err = s.wait(30)
+        took = time.monotonic() - signalled
+        # Printed for the record (ctest -V). mpirun (Open MPI 4.1) answers SIGINT with SIGCONT to every rank,
+        # SIGTERM 1 s later and SIGKILL 1 s after that (odls_base_sigkill_timeout); the report comes
+        # milliseconds after the SIGTERM.
+        print(f"{what}: report {'never' if report_at is None else f'{report_at:.3f} s'} after the SIGINT, "
+              f"mpirun ended after {took:.1f} s")
+        check(code is not None and code != 0 and took < 10, f"{what}: ended {took:.1f} s after, exit {code}; stderr: {err[-3000:]!r}")
+        check("kpn-run: rank 0: interrupted by SIG" in err or "kpn-run: rank 0: stopped: rank " in err,
+              f"{what}: rank 0 says it was interrupted; stderr: {err[-3000:]!r}")
+        if not os.path.exists(stats):
+            check(False, f"{what}: rank 0 writes the report; stderr: {err[-3000:]!r}")
+            return
+        with open(stats) as f:
+            report = json.load(f)
+        d = report.get("distributed", {})
+        per_rank = d.get("per_rank", [])
+        check(report.get("status") == "interrupted" and len(per_rank) == ranks and d.get("lost") is None,
+              f"{what}: the report says interrupted and has every rank: {report.get('status')} {d.get('lost')} {len(per_rank)}")
+        # A rank with no process (rank 2 of 3: long-run.yaml places everything on 0 and 1) ends at once, "ok".
+        check(all(r.get("status") == "interrupted" for r in per_rank if r.get("processes", 0) > 0),
+              f"{what}: every rank with processes was interrupted: {[(r.get('rank'), r.get('status')) for r in per_rank]}")
+        check(d.get("messages_crossed", 0) > 0, f"{what}: the report has what ran: {d.get('messages_crossed')} messages crossed")
+
+
+def case_interrupt(kpn_run, src):
+    for ranks in (2, 3):
+        interrupt_case(kpn_run, src, ranks, mid_copy=False)
+        interrupt_case(kpn_run, src, ranks, mid_copy=True)
 
 
 def main():

@@ -1,5 +1,6 @@
 // The line kinds through build/bin/kpn-run: lines.read from a file, stdin and a named pipe, lines.write to a
-// file, line boundaries across the kinds' I/O chunks, and the errors of a path that cannot be opened.
+// file, line boundaries across the kinds' I/O chunks, the errors of a path that cannot be opened, and SIGINT
+// while their I/O is blocked (their calls are interruptible).
 
 #include <catch2/catch.hpp>
 
@@ -100,6 +101,46 @@ TEST_CASE("lines.read reads a named pipe until its writer closes it", "[runner][
                                      quoted_path(net), quoted_path(fifo), quoted_path(out)));
   CHECK(code == 0);
   CHECK(read_text(out) == varied_text());
+  std::filesystem::remove(fifo);
+}
+
+namespace {
+
+// kpn-run copying `input` to `output`, sent SIGINT after a second; its exit status, or 137 if it was still
+// running 60 s later (killed: the hang this guards against). `before` runs first in the same shell, and
+// `after` once kpn-run has ended. The summary goes to `out`.
+int copy_interrupted_after_a_second(const std::filesystem::path& input, const std::filesystem::path& output,
+                                     const std::filesystem::path& out, const std::string& before = "",
+                                     const std::string& after = "") {
+  const auto net = write_scratch("copy.yaml", kCopy);
+  return shell(fmt::format("{} timeout -s KILL 60 timeout -s INT --preserve-status 1 '{}' {} --set input={} --set output={} "
+                           ">{} 2>&1 </dev/null; s=$?; {} exit $s",
+                           before, kpn_run_path(), quoted_path(net), quoted_path(input), quoted_path(output),
+                           quoted_path(out), after));
+}
+
+}  // namespace
+
+TEST_CASE("SIGINT ends kpn-run whose lines.write is blocked on a named pipe that nobody drains", "[runner][blocking]") {
+  const auto in = write_scratch("in.txt", varied_text());  // 400 KB: more than a pipe holds
+  const auto fifo = scratch_file("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto out = scratch_file("summary.txt");
+  // The holder opens the pipe for reading and never reads: lines.write fills the pipe and blocks in write(2).
+  const std::string holder = fmt::format("(exec 3<{}; exec sleep 60) >/dev/null 2>&1 </dev/null & h=$!;", quoted_path(fifo));
+  const int code = copy_interrupted_after_a_second(in, fifo, out, holder, "kill $h 2>/dev/null; wait;");
+  CHECK(code == 130);
+  CHECK_THAT(read_text(out), Contains("interrupted by SIGINT") && Contains("blocking calls"));
+  std::filesystem::remove(fifo);
+}
+
+TEST_CASE("SIGINT ends kpn-run whose lines.write waits to open a named pipe that no reader opens", "[runner][blocking]") {
+  const auto in = write_scratch("in.txt", "a\nb\n");
+  const auto fifo = scratch_file("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto out = scratch_file("summary.txt");
+  CHECK(copy_interrupted_after_a_second(in, fifo, out) == 130);
+  CHECK_THAT(read_text(out), Contains("interrupted by SIGINT"));
   std::filesystem::remove(fifo);
 }
 

@@ -2,12 +2,20 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <condition_variable>
+#include <csignal>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <poll.h>
+#include <unistd.h>
 
 #include <kpn.hpp>
 
@@ -17,7 +25,7 @@
 
 // kpn::blocking: the function runs on a pool thread while the calling process is parked and its worker runs
 // others; results and exceptions come back to the process; a process in a call is neither deadlocked nor
-// idle; a stopping network waits for calls in flight. Bounds are behaviours, not timings: the suite runs on
+// idle; a stopping network waits for calls in flight, and stops the interruptible ones. Bounds are behaviours, not timings: the suite runs on
 // loaded machines and under sanitizers.
 
 using namespace std::chrono_literals;
@@ -347,4 +355,155 @@ TEST_CASE("an interrupt while blocking calls wait for the pool's only thread end
   CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
   stopper.join();
   CHECK(census.alive() == 0);
+}
+
+namespace {
+
+// A pipe whose read end nobody reads: a write of more than its buffer blocks its thread for good.
+struct UndrainedPipe {
+  int fds[2] = {-1, -1};
+  UndrainedPipe() { REQUIRE(::pipe(fds) == 0); }
+  ~UndrainedPipe() {
+    ::close(fds[0]);
+    ::close(fds[1]);
+  }
+};
+
+// Writes `bytes` to `fd`, giving up when an interrupted write finds `stop` requested; true if it gave up.
+bool write_until_stopped(int fd, std::size_t bytes, const std::stop_token& stop) {
+  const std::vector<char> data(bytes, 'x');
+  std::size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = ::write(fd, data.data() + done, bytes - done);
+    if (n > 0) done += static_cast<std::size_t>(n);
+    if (n < 0 && errno != EINTR) return false;
+    if (stop.stop_requested()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("an interrupt ends an interruptible blocking call stuck in a write nobody drains", "[runtime][blocking]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    kpn::test::Census census;
+    UndrainedPipe pipe;
+    kpn::Network net;
+    std::atomic<bool> in_call{false};
+    std::atomic<bool> gave_up{false};
+    net.process("writer", [&, probe = kpn::test::Tracked(census)] {
+      kpn::blocking([&](std::stop_token stop) {
+        in_call.store(true);
+        gave_up.store(write_until_stopped(pipe.fds[1], 1 << 20, stop));
+      });
+    });
+    kpn::Runtime rt({.cpus = cfg.cpus, .scheduler = cfg.scheduler});
+    std::thread stopper([&] {
+      while (!in_call.load()) std::this_thread::sleep_for(1ms);
+      std::this_thread::sleep_for(5ms);  // most often inside write(2) by now; a stop before it is seen too
+      rt.interrupt();
+    });
+    CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
+    stopper.join();
+    CHECK(gave_up.load());
+    CHECK(census.alive() == 0);
+  }
+}
+
+TEST_CASE("a stop callback of an interruptible blocking call runs when another process fails", "[runtime][blocking]") {
+  kpn::test::Census census;
+  kpn::Network net;
+  std::atomic<bool> in_call{false};
+  std::atomic<bool> called_back{false};
+  net.process("waiter", [&, probe = kpn::test::Tracked(census)] {
+    kpn::blocking([&](std::stop_token stop) {
+      // A wait that no signal ends (a condition variable retries): the callback is what wakes it.
+      std::mutex m;
+      std::condition_variable cv;
+      bool woken = false;
+      std::stop_callback wake(stop, [&] {
+        called_back.store(true);
+        std::lock_guard g(m);
+        woken = true;
+        cv.notify_all();
+      });
+      in_call.store(true);
+      std::unique_lock g(m);
+      cv.wait(g, [&] { return woken; });
+    });
+  });
+  net.process("failing", [&, probe = kpn::test::Tracked(census)] {
+    while (!in_call.load()) kpn::yield();
+    throw std::runtime_error("boom");
+  });
+  try {
+    kpn::Runtime({.cpus = 2}).run(net);
+    FAIL("the failure was not reported");
+  } catch (const kpn::ProcessFailed& e) {
+    CHECK(e.process() == "failing");
+  }
+  CHECK(called_back.load());
+  CHECK(census.alive() == 0);
+}
+
+TEST_CASE("a blocking call whose function takes no stop token is not interrupted when the network stops",
+          "[runtime][blocking]") {
+  kpn::test::Census census;
+  kpn::Network net;
+  std::atomic<bool> in_call{false};
+  std::atomic<int> poll_result{-2};
+  net.process("sleeper", [&, probe = kpn::test::Tracked(census)] {
+    kpn::blocking([&] {
+      in_call.store(true);
+      // poll(2) with no descriptors is a sleep that a signal ends early with EINTR (-1); 0 is its timeout.
+      poll_result.store(::poll(nullptr, 0, 100));
+    });
+  });
+  kpn::Runtime rt({.cpus = 1});
+  std::thread stopper([&] {
+    while (!in_call.load()) std::this_thread::sleep_for(1ms);
+    rt.interrupt();
+  });
+  CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
+  stopper.join();
+  CHECK(poll_result.load() == 0);
+  CHECK(census.alive() == 0);
+}
+
+TEST_CASE("a program's own SIGURG action is left alone: an interruptible call then sees its stop by its token",
+          "[runtime][blocking]") {
+  static std::atomic<int> program_handler_calls{0};
+  struct sigaction own {}, saved{};
+  own.sa_handler = [](int) { program_handler_calls.fetch_add(1); };
+  sigemptyset(&own.sa_mask);
+  own.sa_flags = SA_RESTART;
+  REQUIRE(::sigaction(SIGURG, &own, &saved) == 0);
+  kpn::test::Census census;
+  kpn::Network net;
+  std::atomic<bool> in_call{false};
+  std::atomic<bool> saw_stop{false};
+  net.process("waiter", [&, probe = kpn::test::Tracked(census)] {
+    kpn::blocking([&](std::stop_token stop) {
+      in_call.store(true);
+      while (!stop.stop_requested()) std::this_thread::sleep_for(1ms);
+      saw_stop.store(true);
+    });
+  });
+  kpn::Runtime rt({.cpus = 2});
+  std::thread stopper([&] {
+    while (!in_call.load()) std::this_thread::sleep_for(1ms);
+    rt.interrupt();
+  });
+  CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
+  stopper.join();
+  ::sigaction(SIGURG, &saved, nullptr);
+  CHECK(saw_stop.load());
+  CHECK(program_handler_calls.load() == 0);
+  CHECK(census.alive() == 0);
+}
+
+TEST_CASE("outside a process an interruptible blocking call gets a token that never stops", "[runtime][blocking]") {
+  const bool possible = kpn::blocking([](std::stop_token stop) { return stop.stop_possible(); });
+  CHECK_FALSE(possible);
 }
