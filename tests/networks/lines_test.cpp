@@ -106,17 +106,22 @@ TEST_CASE("lines.read reads a named pipe until its writer closes it", "[runner][
 
 namespace {
 
-// kpn-run copying `input` to `output`, sent SIGINT after a second; its exit status, or 137 if it was still
-// running 60 s later (killed: the hang this guards against). `before` runs first in the same shell, and
-// `after` once kpn-run has ended. The summary goes to `out`.
-int copy_interrupted_after_a_second(const std::filesystem::path& input, const std::filesystem::path& output,
-                                     const std::filesystem::path& out, const std::string& before = "",
-                                     const std::string& after = "") {
+// kpn-run copying `input` to `output`, sent SIGINT once its handler is installed (its SigCgt in
+// /proc/PID/status has SIGINT's bit: a SIGINT before that would kill it without a summary) and `ready` (a
+// shell condition) holds, then half a second more. Its exit status, or 137 if it was still running 30 s
+// later (killed: the hang this guards against; a holder of the pipe outlives that). `before` runs first in the same shell, and `after` once
+// kpn-run has ended. The summary goes to `out`.
+int copy_interrupted(const std::filesystem::path& input, const std::filesystem::path& output,
+                     const std::filesystem::path& out, const std::string& before = "", const std::string& ready = "true",
+                     const std::string& after = "") {
   const auto net = write_scratch("copy.yaml", kCopy);
-  return shell(fmt::format("{} timeout -s KILL 60 timeout -s INT --preserve-status 1 '{}' {} --set input={} --set output={} "
-                           ">{} 2>&1 </dev/null; s=$?; {} exit $s",
-                           before, kpn_run_path(), quoted_path(net), quoted_path(input), quoted_path(output),
-                           quoted_path(out), after));
+  return shell(fmt::format(
+      "{} '{}' {} --set input={} --set output={} >{} 2>&1 </dev/null & k=$!; "
+      "i=0; until [ $(( 0x$(awk '/^SigCgt/ {{print $2}}' /proc/$k/status 2>/dev/null || echo 0) & 2 )) -ne 0 ] && {}; do "
+      "i=$((i+1)); [ $i -gt 3000 ] && break; sleep 0.01; done; sleep 0.5; kill -INT $k; "
+      "i=0; while kill -0 $k 2>/dev/null && [ $i -lt 300 ]; do i=$((i+1)); sleep 0.1; done; "
+      "if kill -0 $k 2>/dev/null; then kill -KILL $k; wait $k; s=137; else wait $k; s=$?; fi; {} exit $s",
+      before, kpn_run_path(), quoted_path(net), quoted_path(input), quoted_path(output), quoted_path(out), ready, after));
 }
 
 }  // namespace
@@ -125,12 +130,17 @@ TEST_CASE("SIGINT ends kpn-run whose lines.write is blocked on a named pipe that
   const auto in = write_scratch("in.txt", varied_text());  // 400 KB: more than a pipe holds
   const auto fifo = scratch_file("pipe");
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto flag = scratch_file("first-bytes");
   const auto out = scratch_file("summary.txt");
-  // The holder opens the pipe for reading and never reads: lines.write fills the pipe and blocks in write(2).
-  const std::string holder = fmt::format("(exec 3<{}; exec sleep 60) >/dev/null 2>&1 </dev/null & h=$!;", quoted_path(fifo));
-  const int code = copy_interrupted_after_a_second(in, fifo, out, holder, "kill $h 2>/dev/null; wait;");
+  // The holder opens the pipe for reading, reads the first bytes (kpn-run writes: the flag file fills) and
+  // never reads again: lines.write fills the pipe and blocks in write(2).
+  const std::string holder = fmt::format("(exec 3<{}; head -c 1 <&3 >{}; exec sleep 300) >/dev/null 2>&1 </dev/null & h=$!;",
+                                         quoted_path(fifo), quoted_path(flag));
+  const int code = copy_interrupted(in, fifo, out, holder, fmt::format("[ -s {} ]", quoted_path(flag)),
+                                    "kill $h 2>/dev/null; wait;");
   CHECK(code == 130);
   CHECK_THAT(read_text(out), Contains("interrupted by SIGINT") && Contains("blocking calls"));
+  CHECK(read_text(flag) == varied_text().substr(0, 1));  // what came through is how the input begins
   std::filesystem::remove(fifo);
 }
 
@@ -139,7 +149,7 @@ TEST_CASE("SIGINT ends kpn-run whose lines.write waits to open a named pipe that
   const auto fifo = scratch_file("pipe");
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   const auto out = scratch_file("summary.txt");
-  CHECK(copy_interrupted_after_a_second(in, fifo, out) == 130);
+  CHECK(copy_interrupted(in, fifo, out) == 130);
   CHECK_THAT(read_text(out), Contains("interrupted by SIGINT"));
   std::filesystem::remove(fifo);
 }
