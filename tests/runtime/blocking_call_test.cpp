@@ -43,6 +43,19 @@ bool wait_for_flag(const std::atomic<bool>& flag, Clock::duration limit) {
   return true;
 }
 
+// Runs `net` on `rt`, interrupting it from another thread once `in_call` is set and `then` has passed; the
+// run must end with kpn::Interrupted.
+void run_interrupted_in_call(kpn::Runtime& rt, kpn::Network& net, const std::atomic<bool>& in_call,
+                             Clock::duration then = Clock::duration::zero()) {
+  std::thread stopper([&] {
+    while (!in_call.load()) std::this_thread::sleep_for(1ms);
+    std::this_thread::sleep_for(then);
+    rt.interrupt();
+  });
+  CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
+  stopper.join();
+}
+
 }  // namespace
 
 TEST_CASE("four processes each in a 200 ms blocking call on one worker finish in well under 800 ms",
@@ -234,12 +247,7 @@ TEST_CASE("an interrupt during a blocking call waits for the call, then unwinds 
       went_on.store(true);
     });
     kpn::Runtime rt({.cpus = cfg.cpus, .scheduler = cfg.scheduler});
-    std::thread stopper([&] {
-      while (!in_call.load()) std::this_thread::sleep_for(1ms);
-      rt.interrupt();
-    });
-    CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
-    stopper.join();
+    run_interrupted_in_call(rt, net, in_call);
     CHECK(call_returned.load());  // run() returned only after the call did
     CHECK_FALSE(went_on.load());  // the process was unwound, not resumed
     CHECK(census.alive() == 0);
@@ -399,13 +407,8 @@ TEST_CASE("an interrupt ends an interruptible blocking call stuck in a write nob
       });
     });
     kpn::Runtime rt({.cpus = cfg.cpus, .scheduler = cfg.scheduler});
-    std::thread stopper([&] {
-      while (!in_call.load()) std::this_thread::sleep_for(1ms);
-      std::this_thread::sleep_for(5ms);  // most often inside write(2) by now; a stop before it is seen too
-      rt.interrupt();
-    });
-    CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
-    stopper.join();
+    // 5 ms: most often inside write(2) by then; a stop before it is seen too.
+    run_interrupted_in_call(rt, net, in_call, 5ms);
     CHECK(gave_up.load());
     CHECK(census.alive() == 0);
   }
@@ -461,12 +464,7 @@ TEST_CASE("a blocking call whose function takes no stop token is not interrupted
     });
   });
   kpn::Runtime rt({.cpus = 1});
-  std::thread stopper([&] {
-    while (!in_call.load()) std::this_thread::sleep_for(1ms);
-    rt.interrupt();
-  });
-  CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
-  stopper.join();
+  run_interrupted_in_call(rt, net, in_call);
   CHECK(poll_result.load() == 0);
   CHECK(census.alive() == 0);
 }
@@ -491,12 +489,7 @@ TEST_CASE("a program's own SIGURG action is left alone: an interruptible call th
     });
   });
   kpn::Runtime rt({.cpus = 2});
-  std::thread stopper([&] {
-    while (!in_call.load()) std::this_thread::sleep_for(1ms);
-    rt.interrupt();
-  });
-  CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
-  stopper.join();
+  run_interrupted_in_call(rt, net, in_call);
   ::sigaction(SIGURG, &saved, nullptr);
   CHECK(saw_stop.load());
   CHECK(program_handler_calls.load() == 0);
