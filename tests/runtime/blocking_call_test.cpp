@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <kpn.hpp>
@@ -390,6 +391,19 @@ bool write_until_stopped(int fd, std::size_t bytes, const std::stop_token& stop)
   return false;
 }
 
+// A process "writer" whose interruptible call writes 1 MiB to `pipe`, blocking in write(2): `in_call` once
+// it is in the call, `gave_up` if it saw the stop.
+void add_stuck_writer(kpn::Network& net, kpn::test::Census& census, UndrainedPipe& pipe, std::atomic<bool>& in_call,
+                      std::atomic<bool>& gave_up) {
+  // The caller's objects by address: they outlive the run, this function's reference parameters do not.
+  net.process("writer", [fd = pipe.fds[1], in = &in_call, out = &gave_up, probe = kpn::test::Tracked(census)] {
+    kpn::blocking([&](std::stop_token stop) {
+      in->store(true);
+      out->store(write_until_stopped(fd, 1 << 20, stop));
+    });
+  });
+}
+
 }  // namespace
 
 TEST_CASE("an interrupt ends an interruptible blocking call stuck in a write nobody drains", "[runtime][blocking]") {
@@ -400,18 +414,32 @@ TEST_CASE("an interrupt ends an interruptible blocking call stuck in a write nob
     kpn::Network net;
     std::atomic<bool> in_call{false};
     std::atomic<bool> gave_up{false};
-    net.process("writer", [&, probe = kpn::test::Tracked(census)] {
-      kpn::blocking([&](std::stop_token stop) {
-        in_call.store(true);
-        gave_up.store(write_until_stopped(pipe.fds[1], 1 << 20, stop));
-      });
-    });
+    add_stuck_writer(net, census, pipe, in_call, gave_up);
     kpn::Runtime rt({.cpus = cfg.cpus, .scheduler = cfg.scheduler});
     // 5 ms: most often inside write(2) by then; a stop before it is seen too.
     run_interrupted_in_call(rt, net, in_call, 5ms);
     CHECK(gave_up.load());
     CHECK(census.alive() == 0);
   }
+}
+
+TEST_CASE("an interruptible call is interrupted even where the program blocks SIGURG", "[runtime][blocking]") {
+  // The run's threads, the pool's among them, inherit the mask of the thread that calls run().
+  sigset_t urg, saved;
+  sigemptyset(&urg);
+  sigaddset(&urg, SIGURG);
+  REQUIRE(pthread_sigmask(SIG_BLOCK, &urg, &saved) == 0);
+  kpn::test::Census census;
+  UndrainedPipe pipe;
+  kpn::Network net;
+  std::atomic<bool> in_call{false};
+  std::atomic<bool> gave_up{false};
+  add_stuck_writer(net, census, pipe, in_call, gave_up);
+  kpn::Runtime rt({.cpus = 2});
+  run_interrupted_in_call(rt, net, in_call, 5ms);
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  CHECK(gave_up.load());
+  CHECK(census.alive() == 0);
 }
 
 TEST_CASE("a stop callback of an interruptible blocking call runs when another process fails", "[runtime][blocking]") {
