@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <utility>
 
@@ -93,6 +94,17 @@ TEST_CASE("a program linked against libkpn runs a blocking call on the run's poo
   net.process("caller", [&result] { result = kpn::blocking([] { return 6 * 7; }); });
   const kpn::RunReport report = kpn::Runtime({.cpus = 1}).run(net);
   CHECK(result == 42);
+  CHECK(report.blocking_calls == 1);
+}
+
+TEST_CASE("a program linked against libkpn makes an interruptible blocking call", "[public-api]") {
+  kpn::Network net;
+  bool could_stop = false;
+  net.process("caller", [&could_stop] {
+    could_stop = kpn::blocking([](std::stop_token stop) { return stop.stop_possible() && !stop.stop_requested(); });
+  });
+  const kpn::RunReport report = kpn::Runtime({.cpus = 1}).run(net);
+  CHECK(could_stop);  // the run's stop, not yet requested
   CHECK(report.blocking_calls == 1);
 }
 
