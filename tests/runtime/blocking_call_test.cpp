@@ -44,6 +44,14 @@ bool wait_for_flag(const std::atomic<bool>& flag, Clock::duration limit) {
   return true;
 }
 
+// A process "failing" that throws once `in_call` is set: the network stops while a call is in flight.
+void add_failing_once_in_call(kpn::Network& net, kpn::test::Census& census, const std::atomic<bool>& in_call) {
+  net.process("failing", [flag = &in_call, probe = kpn::test::Tracked(census)] {
+    while (!flag->load()) kpn::yield();
+    throw std::runtime_error("boom");
+  });
+}
+
 // Runs `net` on `rt`, interrupting it from another thread once `in_call` is set and `then` has passed; the
 // run must end with kpn::Interrupted.
 void run_interrupted_in_call(kpn::Runtime& rt, kpn::Network& net, const std::atomic<bool>& in_call,
@@ -267,10 +275,7 @@ TEST_CASE("a failure elsewhere stops the run once the blocking calls in flight h
       call_returned.store(true);
     });
   });
-  net.process("failing", [&, probe = kpn::test::Tracked(census)] {
-    while (!in_call.load()) kpn::yield();
-    throw std::runtime_error("boom");
-  });
+  add_failing_once_in_call(net, census, in_call);
   CHECK_THROWS_AS(kpn::Runtime({.cpus = 2}).run(net), kpn::ProcessFailed);
   CHECK(call_returned.load());
   CHECK(census.alive() == 0);
@@ -464,10 +469,7 @@ TEST_CASE("a stop callback of an interruptible blocking call runs when another p
       cv.wait(g, [&] { return woken; });
     });
   });
-  net.process("failing", [&, probe = kpn::test::Tracked(census)] {
-    while (!in_call.load()) kpn::yield();
-    throw std::runtime_error("boom");
-  });
+  add_failing_once_in_call(net, census, in_call);
   try {
     kpn::Runtime({.cpus = 2}).run(net);
     FAIL("the failure was not reported");
