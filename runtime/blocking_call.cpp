@@ -92,6 +92,7 @@ void run_blocking(void (*invoke)(void*, std::stop_token) noexcept, void* context
   job.invoke = invoke;
   job.context = context;
   job.interruptible = interruptible;
+  job.caller = self->id();
   park_for_call(job.lock, job.waiter, current_run()->blocking, job);
 }
 

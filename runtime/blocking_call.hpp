@@ -22,7 +22,9 @@
 // When the network stops, the token's stop is requested (std::stop_callback functions run then, on the
 // thread in Runtime::run), and the pool thread running f is sent SIGURG every few milliseconds until f
 // returns (call_interrupt.hpp): a system call f is blocked in returns EINTR, and f, seeing the stop, gives
-// up (returns or throws: either way the result is dropped). A call whose f takes no token is never signalled.
+// up (returns or throws: either way the result is dropped). The same when the calling process is cancelled
+// (cancel.hpp), for its call alone; the stop callbacks then run on the cancelling thread. A call whose f
+// takes no token is never signalled.
 
 #include <exception>
 #include <functional>

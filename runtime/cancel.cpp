@@ -2,8 +2,9 @@
 
 // Cancelling: raise the flags, then take every matching parked process out of its waiter slot the way a
 // waker would and ready it (wait_record.hpp has the protocol with the parking process). A process in
-// kpn::blocking has no wait record: it is readied by its pool thread and reads the flag then. A process
-// that is running or queued reads the flag at its next blocking point.
+// kpn::blocking has no wait record: it is readied by its pool thread and reads the flag then; an
+// interruptible call is first told to stop (BlockingPool::stop_calls_of). A process that is running or
+// queued reads the flag at its next blocking point.
 //
 // Processes are kept alive by the process table's lock, held from the begin of their inspection to its
 // end; one heavy fence serves every process inspected in one hold. A look that finds the park lock busy
@@ -73,6 +74,10 @@ std::size_t cancel_where(RunShared& run, const void* context, bool (*match)(cons
   });
   const std::size_t matched = pending.size();
   std::sort(pending.begin(), pending.end());
+  // A process in an interruptible blocking call: the call is told to stop (its token, and the interrupt
+  // signal to its thread until it returns); the process unwinds once it has returned, as after any call.
+  // After the flags: the process reads its flag when the call returns.
+  run.blocking.stop_calls_of(pending);
   std::vector<Process*> inspected;
   std::vector<Process*> taken;
   while (!pending.empty()) {

@@ -8,8 +8,11 @@
 //
 // What a cancelled process does: at its next blocking point (a channel operation, kpn::yield, a sleep, a
 // select; at once if it is parked in one) it throws kpn::detail::Cancelled, which unwinds its stack, so
-// destructors run (RAII). A process inside kpn::blocking is unwound when the call returns (a call on a
-// kernel thread cannot be interrupted). A process that has not run yet never starts its body. Its channel
+// destructors run (RAII). A process inside kpn::blocking is unwound when the call returns; an interruptible
+// call (blocking_call.hpp) is first told to stop, as when the network stops: its token's stop is requested
+// (its stop callbacks run on the cancelling thread) and its pool thread is sent the interrupt signal until
+// it returns. A call still queued for a pool thread starts with its stop requested. A process that has not
+// run yet never starts its body. Its channel
 // endpoints are then destroyed, as when a process ends: readers of its outputs see the end of the stream
 // once they have read what was written, writers into its inputs get BrokenChannel. The rest of the network
 // goes on. Messages the process had read are its own (nothing is put back); a message waiting in a channel

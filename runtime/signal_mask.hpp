@@ -1,6 +1,6 @@
 #pragma once
-// The runtime's own threads (workers, the deadlock monitor, the trace sampler, and the blocking pool's
-// threads, which workers start) block the asynchronous signals a program is sent (SIGINT, SIGTERM, SIGHUP,
+// The runtime's own threads (workers, the deadlock monitor, the trace sampler, the blocking pool's threads,
+// which workers start, and the pool's nudger, which blocks them itself) block the asynchronous signals a program is sent (SIGINT, SIGTERM, SIGHUP,
 // SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD, SIGPIPE), so that the kernel delivers them to one of the
 // program's own threads, the one in Runtime::run among them, and never interrupts a worker in the middle of
 // its loop or its futex sleep. Under ThreadSanitizer this is also what makes a signal arrive at all: TSan

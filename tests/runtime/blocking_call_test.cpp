@@ -22,6 +22,7 @@
 
 #include "runtime/tracked.hpp"
 #include "runtime/deadlocked_pair.hpp"
+#include "runtime/undrained_pipe.hpp"
 #include "support.hpp"
 
 // kpn::blocking: the function runs on a pool thread while the calling process is parked and its worker runs
@@ -371,45 +372,8 @@ TEST_CASE("an interrupt while blocking calls wait for the pool's only thread end
   CHECK(census.alive() == 0);
 }
 
-namespace {
-
-// A pipe whose read end nobody reads: a write of more than its buffer blocks its thread for good.
-struct UndrainedPipe {
-  int fds[2] = {-1, -1};
-  UndrainedPipe() { REQUIRE(::pipe(fds) == 0); }
-  ~UndrainedPipe() {
-    ::close(fds[0]);
-    ::close(fds[1]);
-  }
-};
-
-// Writes `bytes` to `fd`, giving up when an interrupted write finds `stop` requested; true if it gave up.
-bool write_until_stopped(int fd, std::size_t bytes, const std::stop_token& stop) {
-  const std::vector<char> data(bytes, 'x');
-  std::size_t done = 0;
-  while (done < bytes) {
-    const ssize_t n = ::write(fd, data.data() + done, bytes - done);
-    if (n > 0) done += static_cast<std::size_t>(n);
-    if (n < 0 && errno != EINTR) return false;
-    if (stop.stop_requested()) return true;
-  }
-  return false;
-}
-
-// A process "writer" whose interruptible call writes 1 MiB to `pipe`, blocking in write(2): `in_call` once
-// it is in the call, `gave_up` if it saw the stop.
-void add_stuck_writer(kpn::Network& net, kpn::test::Census& census, UndrainedPipe& pipe, std::atomic<bool>& in_call,
-                      std::atomic<bool>& gave_up) {
-  // The caller's objects by address: they outlive the run, this function's reference parameters do not.
-  net.process("writer", [fd = pipe.fds[1], in = &in_call, out = &gave_up, probe = kpn::test::Tracked(census)] {
-    kpn::blocking([&](std::stop_token stop) {
-      in->store(true);
-      out->store(write_until_stopped(fd, 1 << 20, stop));
-    });
-  });
-}
-
-}  // namespace
+using kpn::test::add_stuck_writer;
+using kpn::test::UndrainedPipe;
 
 TEST_CASE("an interrupt ends an interruptible blocking call stuck in a write nobody drains", "[runtime][blocking]") {
   for (const auto& cfg : kpn::test::all_configs()) {

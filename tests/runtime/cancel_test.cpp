@@ -13,6 +13,7 @@
 #include <kpn.hpp>
 
 #include "runtime/tracked.hpp"
+#include "runtime/undrained_pipe.hpp"
 #include "support.hpp"
 
 // Cancelling one process, a group, from inside the network and from the host (runtime/cancel.hpp).
@@ -249,6 +250,109 @@ TEST_CASE("cancelling a process in a blocking call takes effect when the call re
   });
   const kpn::RunReport r = kpn::Runtime({.cpus = 2}).run(net);
   CHECK(r.processes_cancelled == 1);
+  CHECK_FALSE(after_call);
+}
+
+namespace {
+
+// A network of a writer stuck in an interruptible call (kpn::test::add_stuck_writer) and a process
+// "bystander" in an interruptible call of its own, which waits for its token or `release`: `watched` says
+// whether the bystander's stop was requested (it must not be, by another process's cancellation).
+struct StuckWriterBeside {
+  kpn::test::Census census;
+  kpn::test::UndrainedPipe pipe;
+  kpn::Network net;
+  std::atomic<bool> in_call{false};
+  std::atomic<bool> gave_up{false};
+  std::atomic<bool> bystander_in_call{false};
+  std::atomic<bool> release{false};
+  std::atomic<bool> bystander_stopped{false};
+
+  StuckWriterBeside() {
+    kpn::test::add_stuck_writer(net, census, pipe, in_call, gave_up);
+    net.process("bystander", [this, probe = kpn::test::Tracked(census)] {
+      kpn::blocking([this](std::stop_token stop) {
+        bystander_in_call.store(true);
+        while (!release.load() && !stop.stop_requested()) std::this_thread::sleep_for(1ms);
+        bystander_stopped.store(stop.stop_requested());
+      });
+    });
+  }
+  // Whether both calls have begun.
+  bool both_in_calls() const { return in_call.load() && bystander_in_call.load(); }
+};
+
+}  // namespace
+
+TEST_CASE("cancelling a process stuck in an interruptible blocking call interrupts the call", "[runtime][cancel][blocking]") {
+  for (const auto& cfg : kpn::test::all_configs()) {
+    CAPTURE(cfg.scheduler, cfg.cpus);
+    StuckWriterBeside stuck;
+    stuck.net.process("controller", [&] {
+      while (!stuck.both_in_calls()) kpn::yield();
+      kpn::sleep_for(5ms);  // most often inside write(2) by then; a stop before it is seen too
+      CHECK(kpn::cancel("writer") == 1);
+      stuck.release.store(true);
+    });
+    // Without the interruption the writer would wait for good; the drain turns that into a failed check.
+    kpn::test::DrainAfter way_out(stuck.pipe, 30s);
+    const kpn::RunReport r = kpn::Runtime({.cpus = cfg.cpus, .scheduler = cfg.scheduler}).run(stuck.net);
+    CHECK(stuck.gave_up.load());
+    CHECK(r.processes_cancelled == 1);
+    CHECK_FALSE(stuck.bystander_stopped.load());
+    CHECK(stuck.census.alive() == 0);
+  }
+}
+
+TEST_CASE("a host thread cancels a process stuck in an interruptible blocking call", "[runtime][cancel][blocking]") {
+  StuckWriterBeside stuck;
+  kpn::Runtime rt({.cpus = 2});
+  std::thread host([&] {
+    while (!stuck.both_in_calls()) std::this_thread::sleep_for(1ms);
+    std::this_thread::sleep_for(5ms);
+    CHECK(rt.cancel("writer") == 1);
+    stuck.release.store(true);
+  });
+  kpn::test::DrainAfter way_out(stuck.pipe, 30s);
+  const kpn::RunReport r = rt.run(stuck.net);
+  host.join();
+  CHECK(stuck.gave_up.load());
+  CHECK(r.processes_cancelled == 1);
+  CHECK_FALSE(stuck.bystander_stopped.load());
+  CHECK(stuck.census.alive() == 0);
+}
+
+TEST_CASE("an interruptible call still queued for the pool when its process is cancelled starts stopped",
+          "[runtime][cancel][blocking]") {
+  kpn::Network net;
+  std::atomic<bool> first_in_call{false};
+  std::atomic<bool> second_submitted{false};
+  std::atomic<bool> release{false};
+  std::atomic<bool> started_stopped{false};
+  bool after_call = false;
+  // The pool's only thread is busy with this call until the second process has been cancelled.
+  net.process("first", [&] {
+    kpn::blocking([&] {
+      first_in_call = true;
+      while (!release.load()) std::this_thread::sleep_for(1ms);
+    });
+  });
+  // On one worker the controller runs only once "second" has switched out after raising its flag, which it
+  // does in the call's park, after queueing the call.
+  net.process("second", [&] {
+    wait_for(first_in_call);
+    second_submitted = true;
+    kpn::blocking([&](std::stop_token stop) { started_stopped = stop.stop_requested(); });
+    after_call = true;  // not reached: the call returns into the unwinding
+  });
+  net.process("controller", [&] {
+    wait_for(second_submitted);
+    kpn::cancel("second");
+    release = true;
+  });
+  const kpn::RunReport r = kpn::Runtime({.cpus = 1, .blocking_threads = 1}).run(net);
+  CHECK(r.processes_cancelled == 1);
+  CHECK(started_stopped.load());
   CHECK_FALSE(after_call);
 }
 
