@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include <poll.h>
+
 #include <kpn.hpp>
 
 #include "runtime/tracked.hpp"
@@ -547,6 +549,43 @@ TEST_CASE("cancelling processes that park and wake all the time never loses a wa
       if (host.joinable()) host.join();
       CHECK(cancelled_by_driver + cancelled_by_host == kWorkers);
       CHECK(r.processes_cancelled == kWorkers);
+      CHECK(census.alive() == 0);
+    }
+  }
+}
+
+TEST_CASE("cancelling processes that make interruptible blocking calls all the time ends every one of them",
+          "[runtime][cancel][blocking][stress]") {
+  // Each cancel lands somewhere in a caller's loop: before its call is queued, while it is queued (the pool
+  // has fewer threads than callers), while it runs, or just after it returned; every caller must unwind,
+  // none may be left waiting for a signal.
+  constexpr int kCallers = 6;
+  const int rounds = kpn::test::kSanitized ? 2 : 5;
+  for (const unsigned cpus : {1u, 2u, 4u}) {
+    for (int round = 0; round < rounds; ++round) {
+      CAPTURE(cpus, round);
+      kpn::Network net;
+      kpn::test::Census census;
+      std::atomic<int> calls{0};
+      for (int i = 0; i < kCallers; ++i) {
+        net.process("caller" + std::to_string(i), [&, probe = kpn::test::Tracked(census)] {
+          for (;;) {
+            kpn::blocking([&](std::stop_token stop) {
+              calls.fetch_add(1);
+              // A sleep that the interrupt signal ends early; without a signal, it ends by itself.
+              if (!stop.stop_requested()) ::poll(nullptr, 0, 2);
+            });
+          }
+        });
+      }
+      net.process("controller", [&] {
+        for (int i = 0; i < kCallers; ++i) {
+          while (calls.load() < (i + 1) * 3) kpn::yield();
+          CHECK(kpn::cancel("caller" + std::to_string(i)) == 1);
+        }
+      });
+      const kpn::RunReport r = kpn::Runtime({.cpus = cpus, .blocking_threads = 3}).run(net);
+      CHECK(r.processes_cancelled == static_cast<std::uint64_t>(kCallers));
       CHECK(census.alive() == 0);
     }
   }
