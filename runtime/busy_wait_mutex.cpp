@@ -15,6 +15,14 @@ void BusyWaitMutex::lock_contended() {
   for (;;) {
     Process* self = current_process();
     if (self != nullptr && !self->stopping()) {
+      // The holder may be a thread that is not running: one that is not a worker (the deadlock monitor),
+      // waiting for this CPU behind this worker at the same real-time priority (SCHED_FIFO never hands the
+      // CPU over by itself). A worker with nothing else to run would then switch to this process for ever;
+      // every kSpinsBeforeYield turns it gives the CPU away once (a hint under the default policy).
+      if (++spins >= config::kSpinsBeforeYield) {
+        spins = 0;
+        sched_yield();
+      }
       yield_for_lock();
     } else if (++spins < config::kSpinsBeforeYield) {
       cpu_relax();

@@ -2,7 +2,8 @@
 // The lock that guards a channel (the Nornir paper, section 3). A process that finds it taken does not spin its
 // kernel thread: it yields to its worker, which runs other processes and retries this one later. Outside a
 // process (a destructor run while the network is torn down), or while the network stops, it spins instead;
-// nobody holds a channel lock across a switch, so the holder is always running and the wait is short.
+// nobody holds a channel lock across a switch, so the wait is short. Either way the waiting thread gives
+// its CPU away now and then (sched_yield): the holder may be a thread waiting for that CPU (lock_contended).
 
 #include <atomic>
 
