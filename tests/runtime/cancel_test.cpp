@@ -258,7 +258,7 @@ TEST_CASE("cancelling a process in a blocking call takes effect when the call re
 namespace {
 
 // A network of a writer stuck in an interruptible call (kpn::test::add_stuck_writer) and a process
-// "bystander" in an interruptible call of its own, which waits for its token or `release`: `watched` says
+// "bystander" in an interruptible call of its own, which waits for its token or `release`: `bystander_stopped` says
 // whether the bystander's stop was requested (it must not be, by another process's cancellation).
 struct StuckWriterBeside {
   kpn::test::Census census;
