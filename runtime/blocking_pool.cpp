@@ -62,10 +62,7 @@ void BlockingPool::submit(BlockingJob& job) {
 void BlockingPool::thread_main(Slot& slot) {
   // The interrupt signal must reach this thread even if the program blocked it in the thread that runs
   // the network (threads inherit the mask); kpn sends it only to a thread running an interruptible call.
-  sigset_t interrupt;
-  sigemptyset(&interrupt);
-  sigaddset(&interrupt, kCallInterruptSignal);
-  pthread_sigmask(SIG_UNBLOCK, &interrupt, nullptr);
+  unblock_call_interrupt_signal();
   std::unique_lock g(mutex_);
   for (;;) {
     ++waiting_threads_;

@@ -3,6 +3,8 @@
 #include <csignal>
 #include <mutex>
 
+#include <pthread.h>
+
 namespace kpn {
 namespace {
 
@@ -22,13 +24,20 @@ bool call_interrupt_signal_ready() noexcept {
     struct sigaction action {};
     action.sa_handler = interrupt_handler;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = 0;
+    action.sa_flags = SA_ONSTACK;
     (void)sigaction(kCallInterruptSignal, &action, nullptr);
   });
   // Looked at again each time: a program may install its own action after the first call.
   struct sigaction now {};
   return sigaction(kCallInterruptSignal, nullptr, &now) == 0 && (now.sa_flags & SA_SIGINFO) == 0 &&
          now.sa_handler == interrupt_handler;
+}
+
+void unblock_call_interrupt_signal() noexcept {
+  sigset_t interrupt;
+  sigemptyset(&interrupt);
+  sigaddset(&interrupt, kCallInterruptSignal);
+  pthread_sigmask(SIG_UNBLOCK, &interrupt, nullptr);
 }
 
 }  // namespace kpn

@@ -118,4 +118,11 @@ inline constexpr unsigned kBlockingThreads = 64;
 // Largest limit accepted: more is a typo, not a configuration.
 inline constexpr unsigned kMaxBlockingThreads = 4096;
 
+// How long after a run begins to stop a worker may stay in its process before the run sends its thread the
+// call-interrupt signal (worker_exits.hpp), and how often it sends it again while the worker stays. Long
+// enough that a process on its way to its next blocking point gets there without one; short enough that
+// Ctrl-C on a process blocked in write(2) ends the run at once to a person.
+inline constexpr unsigned kStuckWorkerGraceMs = 10;
+inline constexpr unsigned kStuckWorkerNudgeMs = 10;
+
 }  // namespace kpn::config

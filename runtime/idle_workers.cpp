@@ -1,46 +1,18 @@
 #include "runtime/idle_workers.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <cstdlib>
-#include <ctime>
 
 #include "runtime/config.hpp"
 #include "runtime/cpu_relax.hpp"
 #include "runtime/current.hpp"
+#include "runtime/futex.hpp"
 #include "runtime/sanitizers.hpp"
 #include "runtime/single_writer.hpp"
 #include "runtime/steady_time.hpp"
 #include "runtime/trace_buffer.hpp"
 
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 namespace kpn {
-namespace {
-
-// The raw system call rather than std::atomic::wait: notify must be async-signal-safe (wake_all runs in a
-// signal handler), and libstdc++'s notify may take a lock.
-void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
-}
-
-// Waits until `deadline_ns` on CLOCK_MONOTONIC (steady_clock's clock on Linux), an absolute time, so an
-// early return (a signal, a spurious wake) does not stretch the wait.
-void futex_wait_until(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::int64_t deadline_ns) noexcept {
-  timespec at{};
-  at.tv_sec = static_cast<time_t>(deadline_ns / 1'000'000'000);
-  at.tv_nsec = static_cast<long>(deadline_ns % 1'000'000'000);
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_BITSET_PRIVATE, expected, &at, nullptr,
-            FUTEX_BITSET_MATCH_ANY);
-}
-
-void futex_wake(std::atomic<std::uint32_t>& word) noexcept {
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
-}
-
-}  // namespace
 
 void IdleWorkers::fence() noexcept {
 #if defined(KPN_TSAN)
@@ -160,7 +132,7 @@ bool IdleWorkers::claim(unsigned index, std::uint32_t to) noexcept {
   w.wakeups.fetch_add(1, std::memory_order_relaxed);
   if (seen == kSleeping) {
     w.futex_wakes.fetch_add(1, std::memory_order_relaxed);
-    futex_wake(w.state);
+    futex_wake_all(w.state);
   }
   return true;
 }

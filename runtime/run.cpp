@@ -122,9 +122,16 @@ void Run::run_workers() {
     const AsyncSignalsBlocked blocked;
     if (trace_) trace_->start_sampling(shared_.channels);
     monitor_.start_scanning();
-    for (auto& t : threads_) threads.emplace_back([t = t.get(), this] { t->thread_main(topology_); });
+    for (std::size_t i = 0; i < threads_.size(); ++i) {
+      threads.emplace_back([t = threads_[i].get(), i, this] {
+        t->thread_main(topology_);
+        shared_.exits.left(static_cast<unsigned>(i));
+      });
+    }
   }
-  for (auto& t : threads) t.join();
+  // A worker whose process is blocked in a system call when the run stops is sent a signal until it leaves
+  // (worker_exits.hpp).
+  shared_.exits.wait_and_join(threads, shared_.stop);
   monitor_.stop_scanning();
   if (trace_) trace_->stop_sampling();
 }

@@ -24,6 +24,7 @@
 #include "runtime/stop_state.hpp"
 #include "runtime/timer_queue.hpp"
 #include "runtime/unique_function.hpp"
+#include "runtime/worker_exits.hpp"
 
 namespace kpn {
 
@@ -33,9 +34,17 @@ class TraceRecorder;
 class Worker;
 
 struct RunShared {
-  RunShared(Scheduler& policy, StackPool& pool, unsigned workers) : scheduler(policy), stacks(pool), idle(workers) {
+  RunShared(Scheduler& policy, StackPool& pool, unsigned workers)
+      : scheduler(policy), stacks(pool), idle(workers), exits(workers) {
     idle.watch_timers(&timers.earliest_word());
-    stop.on_stop([](void* idle_workers) noexcept { static_cast<IdleWorkers*>(idle_workers)->wake_all(); }, &idle);
+    // Both async-signal-safe, as the hook must be (Runtime::interrupt runs it in a signal handler).
+    stop.on_stop(
+        [](void* run) noexcept {
+          auto* shared = static_cast<RunShared*>(run);
+          shared->idle.wake_all();
+          shared->exits.stop_requested();
+        },
+        this);
   }
   RunShared(const RunShared&) = delete;
   RunShared& operator=(const RunShared&) = delete;
@@ -59,6 +68,7 @@ struct RunShared {
   // run, not per process (a process may not include the lock's unit); held for a heap insertion and a switch.
   BusyWaitMutex sleep_lock;
   IdleWorkers idle;  // sleeping workers, for policies that let them sleep; woken when the run stops
+  WorkerExits exits;  // how Runtime::run waits for the workers, and signals those stuck when the run stops
   ProcessTable table;
   ChannelRegistry channels;
   Quiescence quiescence;

@@ -6,7 +6,8 @@
 // its loop or its futex sleep. Under ThreadSanitizer this is also what makes a signal arrive at all: TSan
 // defers a signal to the receiving thread's next intercepted call, which a worker running processes or
 // sleeping on a raw futex may never make. Synchronous signals (SIGSEGV and the like: the stack-overflow
-// report) and the profiling signals stay unblocked.
+// report) and the profiling signals stay unblocked, and so does SIGURG, which the run sends its own
+// threads to interrupt a system call when it stops (call_interrupt.hpp).
 
 #include <csignal>
 

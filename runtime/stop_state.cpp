@@ -7,7 +7,13 @@ namespace kpn {
 void StopState::fail(std::unique_ptr<RunError> error) {
   {
     std::lock_guard g(mutex_);
-    if (!failure_) failure_ = std::move(error);
+    // An interrupt that came first is the run's end, not a failure its stop brought about (a process whose
+    // system call the stop interrupted, worker_exits.hpp, may throw on the EINTR).
+    if (!failure_ && !interrupted()) {
+      failure_ = std::move(error);
+    } else {
+      log().debug("after the run's end was decided: {}", error->what());
+    }
   }
   request_stop();
 }

@@ -29,17 +29,18 @@ class StopState {
   }
   // Stops the run from outside; async-signal-safe (no lock, no allocation).
   void interrupt() noexcept {
-    interrupted_.store(true, std::memory_order_relaxed);
+    interrupted_.store(true, std::memory_order_release);
     request_stop();
   }
-  bool interrupted() const noexcept { return interrupted_.load(std::memory_order_relaxed); }
+  bool interrupted() const noexcept { return interrupted_.load(std::memory_order_acquire); }
 
-  // Records `error` if it is the first failure of the run, then stops the run.
+  // Records `error` if it is the first failure of the run and no interrupt came before it, then stops the
+  // run.
   void fail(std::unique_ptr<RunError> error);
   // `process` threw `error`: the run fails with ProcessFailed naming it.
   void process_failed(const std::string& process, std::exception_ptr error);
-  // After every worker has stopped: the failure to throw (an interrupt counts when nothing failed first),
-  // or nullptr if the run succeeded.
+  // After every worker has stopped: the failure to throw (the first failure, or Interrupted where the
+  // interrupt came before any), or nullptr if the run succeeded.
   std::unique_ptr<RunError> take_failure();
 
  private:

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "runtime/busy_wait_mutex.hpp"
+#include "runtime/call_interrupt.hpp"
 #include "runtime/current.hpp"
 #include "runtime/cycle_clock.hpp"
 #include "runtime/direct_switch.hpp"
@@ -32,6 +33,7 @@ WorkerThread::WorkerThread(RunShared& run, int index, int pu)
 
 void WorkerThread::thread_main(const CpuTopology* topology) {
   const AltSignalStack signal_stack;  // for the stack-overflow report (fault_handler.hpp)
+  unblock_call_interrupt_signal();    // for a stopping run to interrupt a process's system call (worker_exits.hpp)
   const StackPool::ThreadBinding stacks(run_.stacks, worker_.index());
   detail::set_current_worker(&worker_, worker_.index(), &run_, run_.scheduler.direct_handoff());
   t_self = this;
