@@ -1,6 +1,5 @@
 #include "runtime/worker_exits.hpp"
 
-#include <algorithm>
 #include <cstdint>
 
 #include <pthread.h>

@@ -52,31 +52,42 @@ std::thread interrupt_when(kpn::Runtime& rt, const std::atomic<bool>& flag) {
   });
 }
 
+// One test's pipe nobody drains (with its 30 s way out), and what its process "printer" saw.
+struct StuckPrinter {
+  kpn::test::Census census;
+  UndrainedPipe pipe;
+  const DrainAfter way_out{pipe, 30s};
+  std::atomic<bool> writing{false};           // the printer is about to write
+  std::atomic<bool> interrupted_call{false};  // its write ended with EINTR
+  std::atomic<bool> went_on{false};           // it got past its next scheduling point
+
+  // Adds "printer": writes into the pipe on its worker's own thread, then yields (its next scheduling
+  // point, where the stop unwinds it).
+  void add_to(kpn::Network& net) {
+    net.process("printer", [this, probe = kpn::test::Tracked(census)] {
+      writing.store(true);
+      interrupted_call.store(write_until_interrupted(pipe.fds[1]));
+      kpn::yield();
+      went_on.store(true);
+    });
+  }
+};
+
 }  // namespace
 
 TEST_CASE("an interrupt ends a run whose process is blocked in a write on its worker", "[runtime][stop]") {
   for (const auto& cfg : kpn::test::all_configs()) {
     CAPTURE(cfg.scheduler, cfg.cpus);
-    kpn::test::Census census;
-    UndrainedPipe pipe;
-    const DrainAfter way_out(pipe, 30s);
-    std::atomic<bool> writing{false};
-    std::atomic<bool> interrupted_call{false};
-    std::atomic<bool> went_on{false};
+    StuckPrinter t;
     kpn::Network net;
-    net.process("printer", [&, fd = pipe.fds[1], probe = kpn::test::Tracked(census)] {
-      writing.store(true);
-      interrupted_call.store(write_until_interrupted(fd));
-      kpn::yield();  // its next scheduling point: the stop unwinds it here
-      went_on.store(true);
-    });
+    t.add_to(net);
     kpn::Runtime rt({.cpus = cfg.cpus, .scheduler = cfg.scheduler});
-    std::thread stopper = interrupt_when(rt, writing);
+    std::thread stopper = interrupt_when(rt, t.writing);
     CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
     stopper.join();
-    CHECK(interrupted_call.load());
-    CHECK_FALSE(went_on.load());
-    CHECK(census.alive() == 0);
+    CHECK(t.interrupted_call.load());
+    CHECK_FALSE(t.went_on.load());
+    CHECK(t.census.alive() == 0);
   }
 }
 
@@ -85,18 +96,11 @@ TEST_CASE("a process that fails ends a run whose other process is blocked in a w
   // Two workers at least: the failing process runs while the other's worker is held in write(2).
   for (unsigned cpus : {2u, 4u}) {
     CAPTURE(cpus);
-    kpn::test::Census census;
-    UndrainedPipe pipe;
-    const DrainAfter way_out(pipe, 30s);
-    std::atomic<bool> writing{false};
-    std::atomic<bool> interrupted_call{false};
+    StuckPrinter t;
     kpn::Network net;
-    net.process("printer", [&, fd = pipe.fds[1], probe = kpn::test::Tracked(census)] {
-      writing.store(true);
-      interrupted_call.store(write_until_interrupted(fd));
-    });
-    net.process("failing", [&, probe = kpn::test::Tracked(census)] {
-      while (!writing.load()) kpn::yield();
+    t.add_to(net);
+    net.process("failing", [&t, probe = kpn::test::Tracked(t.census)] {
+      while (!t.writing.load()) kpn::yield();
       throw std::runtime_error("boom");
     });
     try {
@@ -105,8 +109,8 @@ TEST_CASE("a process that fails ends a run whose other process is blocked in a w
     } catch (const kpn::ProcessFailed& e) {
       CHECK(e.process() == "failing");
     }
-    CHECK(interrupted_call.load());
-    CHECK(census.alive() == 0);
+    CHECK(t.interrupted_call.load());
+    CHECK(t.census.alive() == 0);
   }
 }
 
@@ -114,20 +118,17 @@ TEST_CASE("an interrupt stays the run's end when the process it interrupts throw
           "[runtime][stop]") {
   for (unsigned cpus : {1u, 2u}) {
     CAPTURE(cpus);
-    kpn::test::Census census;
-    UndrainedPipe pipe;
-    const DrainAfter way_out(pipe, 30s);
-    std::atomic<bool> writing{false};
+    StuckPrinter t;  // its fields; this printer is its own
     kpn::Network net;
-    net.process("printer", [&, fd = pipe.fds[1], probe = kpn::test::Tracked(census)] {
-      writing.store(true);
-      if (write_until_interrupted(fd)) throw std::system_error(EINTR, std::generic_category(), "write");
+    net.process("printer", [&t, probe = kpn::test::Tracked(t.census)] {
+      t.writing.store(true);
+      if (write_until_interrupted(t.pipe.fds[1])) throw std::system_error(EINTR, std::generic_category(), "write");
     });
     kpn::Runtime rt({.cpus = cpus});
-    std::thread stopper = interrupt_when(rt, writing);
+    std::thread stopper = interrupt_when(rt, t.writing);
     CHECK_THROWS_AS(rt.run(net), kpn::Interrupted);
     stopper.join();
-    CHECK(census.alive() == 0);
+    CHECK(t.census.alive() == 0);
   }
 }
 
