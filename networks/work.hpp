@@ -19,7 +19,7 @@ KPN_EXPORT double iterations_per_second();
 KPN_EXPORT void set_iterations_per_second(double t0);
 // T0 if it has been measured or set, else 0 (does not measure).
 KPN_EXPORT double known_iterations_per_second() noexcept;
-// Measures T0 now, regardless of any set value: the best of several timed rounds.
+// Measures T0 now, regardless of any set value: the median of seven timed rounds of at least 10 ms.
 KPN_EXPORT double measure_iterations_per_second();
 
 // Iterations for `microseconds` of work at the current T0.
