@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
       {"work-ceiling-2cpu", [](const Options& o) { return bench_work_ceiling(o, 2); }},
       {"exchange-ceiling-2cpu", bench_exchange_ceiling},
       {"host-stalls-2cpu", [](const Options& o) { return bench_host_stalls(o, 2); }},
+      {"t0-bias", bench_t0_bias},
   };
   // The chain again on every CPU of the machine, when it has more than one.
   if (const unsigned n = std::thread::hardware_concurrency(); n > 1) {
