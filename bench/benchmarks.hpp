@@ -42,8 +42,8 @@ Result bench_exchange_ceiling(const Options& o);
 // Pinned threads that only read the clock, one per CPU: the share of each CPU's time the machine takes away
 // (gaps over 10 us between two reads), how often, and the longest gap. What a two-worker figure cannot beat.
 Result bench_host_stalls(const Options& o, unsigned cpus);
-// How a T0 measured as a run measures it compares with the work loop's speed in the 0.6 s that follow, and
-// how the fastest of the same rounds would have compared: the bias of the calibration on this machine.
+// How a T0 taken as a run takes it (the median of its timed rounds) compares with the work loop's speed in the
+// 0.6 s that follow, and how the fastest of the same rounds would have: the calibration's bias on this machine.
 Result bench_t0_bias(const Options& o);
 // The body of that fresh program: runs the chain once and prints "build_s run_s total_s peak_rss_mib".
 int chain_child(unsigned cpus, const std::string& scheduler);

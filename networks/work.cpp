@@ -1,7 +1,6 @@
 #include "networks/work.hpp"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <limits>
@@ -28,31 +27,34 @@ void burn(std::uint64_t iterations, std::uint64_t seed) noexcept {
   (void)sink;
 }
 
-double measure_iterations_per_second() {
+TimedRounds timed_rounds() {
   using clock = std::chrono::steady_clock;
-  std::uint64_t n = 1 << 16;
-  // Grow the round until it lasts 10 ms, then time kRounds such rounds and take the median rate. Not the
-  // fastest round: on a shared machine the loop's speed wanders by a few percent from one 10 ms to the
-  // next, and a run's messages see the typical speed, not the best. On a KVM guest the fastest of seven
-  // rounds overstated the speed of the next 0.6 s by 2.1 % on average, the median by 0.1 %
-  // (docs/performance.md), so "1 us" of work took 1.02 us. The median also ignores a round the kernel
-  // preempted.
-  constexpr int kRounds = 7;
-  std::array<double, kRounds> rates{};
-  for (int round = 0; round < kRounds;) {
+  TimedRounds t;
+  t.iterations = 1 << 16;
+  for (std::size_t round = 0; round < t.rates.size();) {
     const auto start = clock::now();
-    volatile std::uint64_t sink = spin(n, static_cast<std::uint64_t>(round));
+    volatile std::uint64_t sink = spin(t.iterations, round);
     (void)sink;
     const double s = std::chrono::duration<double>(clock::now() - start).count();
     if (s < 0.01) {
-      n *= 2;
+      t.iterations *= 2;
       continue;
     }
-    rates[static_cast<std::size_t>(round)] = static_cast<double>(n) / s;
+    t.rates[round] = static_cast<double>(t.iterations) / s;
     ++round;
   }
-  std::nth_element(rates.begin(), rates.begin() + kRounds / 2, rates.end());
-  return rates[kRounds / 2];
+  return t;
+}
+
+double measure_iterations_per_second() {
+  // The median rate, not the fastest: on a shared machine the loop's speed wanders by a few percent from
+  // one 10 ms to the next, and a run's messages see the typical speed, not the best. On a KVM guest the
+  // fastest of seven rounds overstated the speed of the next 0.6 s by 1.3 to 2.4 % (medians of 21, in two
+  // spells), the median by 0.0 to 0.5 % (kpn-bench --only t0-bias, docs/performance.md).
+  // The median also ignores a round the kernel preempted.
+  std::array<double, 7> rates = timed_rounds().rates;
+  std::nth_element(rates.begin(), rates.begin() + rates.size() / 2, rates.end());
+  return rates[rates.size() / 2];
 }
 
 double iterations_per_second() {
