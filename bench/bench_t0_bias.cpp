@@ -6,7 +6,6 @@
 // On a quiet machine both are 1; on a shared one the speed wanders and the fastest round overstates it.
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstdint>
 
