@@ -17,9 +17,10 @@ HERE = Path(__file__).resolve().parent
 
 
 def main():
-    rows = list(csv.DictReader(open(HERE / "data.csv")))
+    with open(HERE / "data.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
     grains = sorted({int(r["work_us"]) for r in rows})
-    fig, axes = plt.subplots(1, len(grains), figsize=(11, 4.2), sharey=False)
+    fig, axes = plt.subplots(1, len(grains), figsize=(11, 4.2))
     for ax, grain in zip(axes, grains):
         mine = [r for r in rows if int(r["work_us"]) == grain]
         for i, r in enumerate(mine):
