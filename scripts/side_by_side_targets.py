@@ -43,14 +43,11 @@ def medians(summary, jsonl):
     peers = header[1:header.index("kpn/go")]  # figure kpn go fiber tokio kpn/go ...
     table = {}
     for line in lines[1:]:
-        parts = line.split()
-        # The figure's name has two words ("chain wall s" three): the peers' columns are the next len(peers).
-        for name_words in (2, 3):
-            name = " ".join(parts[:name_words])
-            if any(t[0] == name for t in TARGETS):
-                values = parts[name_words:name_words + len(peers)]
-                table[name] = {p: float(v) for p, v in zip(peers, values) if v != "nan"}
-                break
+        # A figure's name has spaces in it ("chain wall s"): the peers' columns follow it.
+        name = next((t[0] for t in TARGETS if line.startswith(t[0] + " ")), None)
+        if name is not None:
+            values = line[len(name):].split()[:len(peers)]
+            table[name] = {p: float(v) for p, v in zip(peers, values) if v != "nan"}
     return table
 
 
