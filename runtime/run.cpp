@@ -47,6 +47,7 @@ RunReport Run::execute(NetworkSpec& network) {
   Scheduler& scheduler = shared_.scheduler;
   scheduler.start(*this);
   scheduler.on_network(scheduler.wants_network() ? initial_graph(specs) : ProcessGraph{});
+  scheduler.on_network_size(specs.size());
 
   const std::size_t stacks_before = shared_.stacks.stacks_mapped();
   const auto wall_start = std::chrono::steady_clock::now();

@@ -70,6 +70,9 @@ class KPN_EXPORT Scheduler {
   // through two hash maps) is a tenth of the start of a 100,000-process network, so the run builds it only
   // for a policy that answers true; the others get an empty graph.
   virtual bool wants_network() const noexcept { return false; }
+  // How many processes the initial network has: called after on_network and before their on_spawn calls,
+  // for every policy (it costs nothing to tell).
+  virtual void on_network_size(std::size_t processes) { (void)processes; }
   // Whether a channel's writer may hand a value straight to a parked reader (channels/channel.hpp), the
   // reader then returning without the lock. On by default; the Nornir paper's work stealing turns it off,
   // because its runtime had no such path and the hand-off changes when a woken reader is ready to be

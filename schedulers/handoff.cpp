@@ -46,12 +46,20 @@ void HandoffScheduler::start(SchedulerContext& context) {
     slots_[i].tail_ewma = long_run_ticks_;  // unknown counts as long: wake a searcher until it is learnt
   }
   next_initial_ = 0;
+  initial_processes_ = 0;
 }
+
+void HandoffScheduler::on_network_size(std::size_t processes) { initial_processes_ = processes; }
 
 void HandoffScheduler::on_spawn(Process& p, Worker* spawner) {
   if (spawner == nullptr) {
-    slots_[next_initial_].queue.push_back(&p);
-    next_initial_ = (next_initial_ + 1) % workers_.size();
+    // Consecutive blocks in declaration order: the k-th of n processes goes to worker k * W / n, so the
+    // blocks differ in size by one at most. A count never told (a caller that skips on_network_size), or
+    // exceeded, deals the rest round-robin.
+    const std::size_t w = next_initial_ < initial_processes_ ? next_initial_ * workers_.size() / initial_processes_
+                                                              : next_initial_ % workers_.size();
+    slots_[w].queue.push_back(&p);
+    ++next_initial_;
     return;
   }
   slot(*spawner).queue.push_back(&p);

@@ -22,9 +22,17 @@
 //   and takes it from its own queue without a steal (a scatter-gather master's workers stay where they ran
 //   last round); a spinning home sees its queue fill by itself (IdleWorkers::watch). For a busy home an
 //   idle worker is woken to search once per burst, at the waker's next switch.
-//   Queues are FIFO. Spawned and yielding processes go to the back of their worker's queue; the initial
-//   network is dealt round-robin. A process unblocked from outside the run's workers (the deadlock monitor
-//   growing a channel) goes to the queue of the worker it last ran on.
+//   Queues are FIFO. Spawned and yielding processes go to the back of their worker's queue. A process
+//   unblocked from outside the run's workers (the deadlock monitor growing a channel) goes to the queue of
+//   the worker it last ran on.
+//   The initial network is dealt in consecutive blocks of its declaration order, not round-robin.
+//   Processes declared one after another usually talk to each other (a pipeline's or a chain's stages), so
+//   a block keeps them on one worker with one crossing channel per boundary. Dealt round-robin, every
+//   channel of a chain crossed: each worker started the processes dealt to it, nearly all of them parked at
+//   once on an empty input and held a stack page, and a value woken at a busy home waited behind processes
+//   that had never run. A chain of 100,000 on two workers mapped 100,336 stacks and took 0.65 s; in blocks
+//   it maps 50,160 and takes 0.34 s (docs/performance.md, session 54). Only the second block still parks:
+//   a worker cannot tell a process that will wait for a value from one that has work to do.
 //   Thieves take half. An idle worker becomes a searcher (at most half the workers search at once) and
 //   visits, in a random order, only the workers whose queues the summary below shows holding a process: it
 //   looks at such a victim's queue size without a lock and locks it only if it still has work, then takes
@@ -83,6 +91,7 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
  public:
   std::string_view name() const noexcept override { return "handoff"; }
   void start(SchedulerContext& context) override;
+  void on_network_size(std::size_t processes) override;
   void on_spawn(Process& p, Worker* spawner) override;
   void on_unblock(Process& p, Worker* waker) override;
   void on_yield(Process& p, Worker& w) override;
@@ -163,7 +172,10 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   std::size_t queued_words_ = 0;
   IdleWorkers* idle_ = nullptr;
   std::uint64_t long_run_ticks_ = 0;  // kStaleNextUs in cycle_clock ticks
-  std::size_t next_initial_ = 0;  // round-robin cursor; used before the workers start only
+  // The initial network's deal (on_spawn with no spawner), before the workers start: how many processes
+  // it has (on_network_size) and how many have been dealt.
+  std::size_t initial_processes_ = 0;
+  std::size_t next_initial_ = 0;
 };
 
 }  // namespace kpn

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -153,7 +154,7 @@ TEST_CASE("handoff: a process handed off by a process that then computes runs on
 
 TEST_CASE("handoff: a process woken from a worker with a queue waits for its busy home, which takes it without a steal",
           "[schedulers][handoff]") {
-  // Dealt round-robin: r and c on worker 0, w and q on worker 1, q queued behind w. r parks on its read; c
+  // Dealt in blocks of two: r and c on worker 0, w and q on worker 1, q queued behind w. r parks on its read; c
   // then runs on worker 0 and computes until w has written. w's write readies r while r's home runs c and
   // w's own worker has q queued: both workers are busy, so r is queued at home, not pulled into worker 1's
   // next slot (where, with w still computing, worker 0 would have had to take it back as a stale hand-off).
@@ -171,16 +172,16 @@ TEST_CASE("handoff: a process woken from a worker with a queue waits for its bus
     r_worker = kpn::this_process::worker();
     r_ran = true;
   });
+  net.process("c", [&] {
+    c_worker = kpn::this_process::worker();
+    c_running = true;
+    if (!wait_until_set(written, std::chrono::seconds(20))) gave_up = true;
+  });
   net.process("w", [out = std::move(tx), &c_running, &written, &r_ran, &gave_up]() mutable {
     if (!wait_until_set(c_running, std::chrono::seconds(20))) gave_up = true;
     out.write(1);
     written = true;
     if (!wait_until_set(r_ran, std::chrono::seconds(20))) gave_up = true;  // worker 1 stays busy meanwhile
-  });
-  net.process("c", [&] {
-    c_worker = kpn::this_process::worker();
-    c_running = true;
-    if (!wait_until_set(written, std::chrono::seconds(20))) gave_up = true;
   });
   net.process("q", [] {});
   const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "handoff"}).run(net);
@@ -188,6 +189,44 @@ TEST_CASE("handoff: a process woken from a worker with a queue waits for its bus
   CHECK_FALSE(gave_up.load());
   CHECK(r_worker.load() == c_worker.load());
   CHECK(scheduler_stat(r, "next_slot_steals") == 0);
+}
+
+TEST_CASE("handoff: the initial network is dealt in consecutive blocks of its declaration order",
+          "[schedulers][handoff]") {
+  // Each worker's first process is the front of its own queue (a worker takes its own work before it
+  // steals), and each first process computes until every worker has started one, so no worker can run
+  // anything else before: the first W processes to start are the first of each block. Round-robin would
+  // start processes 0 to W - 1.
+  const unsigned workers = GENERATE(2u, 3u, 4u);  // 4: more workers than this machine's 2 cores
+  CAPTURE(workers);
+  constexpr unsigned kPerWorker = 3;
+  const unsigned n = workers * kPerWorker;
+  std::atomic<unsigned> started{0};
+  std::vector<std::atomic<int>> first(workers);
+  for (auto& f : first) f = -1;
+  std::atomic<bool> gave_up{false};
+  kpn::Network net;
+  for (unsigned i = 0; i < n; ++i) {
+    net.process("p" + std::to_string(i), [i, workers, &started, &first, &gave_up] {
+      const unsigned k = started.fetch_add(1);
+      if (k < workers) first[k] = static_cast<int>(i);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (started.load() < workers) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          gave_up = true;
+          return;
+        }
+      }
+    });
+  }
+  kpn::Runtime({.cpus = workers, .scheduler = "handoff"}).run(net);
+  REQUIRE_FALSE(gave_up.load());
+  std::vector<int> firsts;
+  for (auto& f : first) firsts.push_back(f.load());
+  std::sort(firsts.begin(), firsts.end());
+  std::vector<int> expected;
+  for (unsigned w = 0; w < workers; ++w) expected.push_back(static_cast<int>(w * kPerWorker));
+  CHECK(firsts == expected);
 }
 
 TEST_CASE("handoff: a worker that runs dry while no other queue holds a process makes no steal attempt",
