@@ -1,10 +1,11 @@
 #include "runtime/network_spec.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string_view>
 
 #include <fmt/format.h>
+
+#include "runtime/duplicate_name.hpp"
 
 namespace kpn {
 
@@ -33,8 +34,7 @@ std::vector<ProcessSpec> NetworkSpec::take_processes() {
   std::vector<std::string_view> names;
   names.reserve(processes_.size());
   for (const auto& p : processes_) names.emplace_back(p.name);
-  std::sort(names.begin(), names.end());
-  if (auto twin = std::adjacent_find(names.begin(), names.end()); twin != names.end()) {
+  if (const auto twin = find_duplicate_name(names)) {
     throw std::invalid_argument(fmt::format("duplicate process name '{}'", *twin));
   }
   taken_ = true;
