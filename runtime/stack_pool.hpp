@@ -67,8 +67,15 @@ class StackPool {
   struct WorkerCache {
     alignas(64) std::vector<boost::context::stack_context> free;
   };
-  boost::context::stack_context map_new(std::size_t size);
-  std::optional<boost::context::stack_context> map_guarded_slab(std::size_t size);
+  // The top pages of a new slab's stacks: `count` pages, `stride` bytes apart from `first`.
+  struct TopPages {
+    char* first = nullptr;
+    std::size_t stride = 0;
+    std::size_t count = 0;
+  };
+  // Both set `tops` when they map a guarded slab, whose top pages allocate() then faults in, unlocked.
+  boost::context::stack_context map_new(std::size_t size, TopPages& tops);
+  std::optional<boost::context::stack_context> map_guarded_slab(std::size_t size, TopPages& tops);
   bool take_shared(std::size_t size, boost::context::stack_context& out);
 
   std::vector<WorkerCache> caches_;  // caches_[i] touched only by worker i

@@ -1,0 +1,22 @@
+#pragma once
+// madvise for many equal, evenly spaced ranges of this program's memory (a slab's guard pages, its stacks'
+// top pages), in as few system calls as the kernel allows.
+//
+// Linux 6.13 and later accept any advice from process_madvise on the calling program's own pidfd, with up
+// hundreds of ranges a call: installing the guard pages of a slab of 1,024 stacks is then four calls, not
+// 1,024. The pidfd is opened for each batch and closed after it, never cached: a cached one would go on
+// naming the parent in a child made by fork. Where the kernel refuses (older kernels, a seccomp filter),
+// the ranges are advised one madvise call each, if the caller asks for that.
+
+#include <cstddef>
+
+namespace kpn {
+
+// Applies `advice` to `count` ranges of `length` bytes, the i-th at `first + i * stride`. Returns how many
+// ranges, from the first, were advised: `count` on success, fewer where the kernel refused a range. With
+// `one_by_one` false, ranges a batch could not advise are left as they are (for advice that only saves
+// work later, such as MADV_POPULATE_WRITE).
+std::size_t advise_strided(char* first, std::size_t stride, std::size_t count, std::size_t length, int advice,
+                           bool one_by_one);
+
+}  // namespace kpn
