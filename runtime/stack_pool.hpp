@@ -4,7 +4,9 @@
 // Every stack has a guard page below it, so an overflow faults instead of corrupting a neighbour. Where
 // the kernel has MADV_GUARD_INSTALL (Linux 6.13), stacks are carved from slabs, one mapping each, and the
 // guards installed inside it (map_guarded_slab): mapping 100,000 stacks then costs about a hundred mmap
-// calls instead of 100,000 mmap and mprotect pairs, and unmapping them at the end as few munmap calls.
+// calls instead of 100,000 mmap and mprotect pairs, and unmapping them at the end as few munmap calls. The
+// guards of a slab, and then its stacks' top pages (faulted in ahead of their first use), are advised in
+// batches of process_madvise (strided_advice.hpp), a few calls a slab instead of one per stack.
 // Elsewhere a guarded stack is its own mapping with its lowest page PROT_NONE; each costs two kernel
 // mappings and the kernel caps mappings per program (vm.max_map_count, 65530 by default on Debian), so the
 // pool guards stacks up to a budget computed at start (config::kReservedMappings left for everything else)
