@@ -24,17 +24,6 @@
 #include "runtime/log.hpp"
 #include "runtime/strided_advice.hpp"
 
-// Linux 6.13's lightweight guard pages: the range faults on access like a PROT_NONE page, but inside an
-// existing mapping, so a guard costs neither a mapping of its own nor a split of the stack's. Older
-// kernels (and headers) do not know it: madvise then fails with EINVAL and the pool guards by mprotect.
-#ifndef MADV_GUARD_INSTALL
-#define MADV_GUARD_INSTALL 102
-#endif
-// Linux 5.14; glibc 2.36's headers have it, older ones may not.
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
 namespace kpn {
 namespace {
 

@@ -8,7 +8,20 @@
 // naming the parent in a child made by fork. Where the kernel refuses (older kernels, a seccomp filter),
 // the ranges are advised one madvise call each, if the caller asks for that.
 
+#include <sys/mman.h>
+
 #include <cstddef>
+
+// Advice values older kernel headers lack: Linux 6.13's lightweight guard pages (the range faults on access
+// like a PROT_NONE page, but inside an existing mapping, so a guard costs neither a mapping of its own nor
+// a split of the one it lies in), and Linux 5.14's populate-for-writing. A kernel without them refuses
+// them with EINVAL.
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 namespace kpn {
 

@@ -11,10 +11,6 @@
 // madvise over evenly spaced ranges (runtime/strided_advice.hpp): in batches of process_madvise where the
 // kernel allows, else one call a range. Either way exactly the ranges asked for are advised, however many.
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
 namespace {
 
 const std::size_t kPage = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
