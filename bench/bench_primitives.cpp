@@ -171,7 +171,7 @@ double cross_cpu_round_trip_ns() {
 }
 
 // membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED): the heavy side of an asymmetric barrier, which a channel whose
-// fast path had no barrier would need on its parking side (performance.md, session 12). With `spinner`, a
+// fast path had no barrier would need on its parking side (docs/performance-log.md, session 12). With `spinner`, a
 // thread of this process spins on CPU 1 meanwhile (the kernel then interrupts that CPU); without, no other
 // thread of the process runs. 0 if the kernel refuses it or pinning fails.
 double membarrier_ns(bool spinner) {

@@ -16,7 +16,7 @@ class KPN_EXPORT BusyWaitMutex {
   // The first attempt exchanges at once. A channel's lock is usually free, and its line was often last
   // written on the other CPU (a message that crosses): an exchange fetches the line for writing in one
   // cross-CPU transaction, while a load first fetches it shared and the exchange then has to take it
-  // exclusive, a second one (on the Zen 5 host of docs/performance.md, session 36, the load took a
+  // exclusive, a second one (on the Zen 5 host of docs/performance-log.md, session 36, the load took a
   // sixth to a quarter of Channel::read's and write's samples at 1 us). A waiter that found it taken
   // retries with try_lock, which looks before it writes, so it does not keep pulling the holder's line.
   void lock() {

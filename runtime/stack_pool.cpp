@@ -98,7 +98,7 @@ boost::context::stack_context StackPool::allocate(std::size_t usable_size, int w
   }
   // Each stack's top page is written as soon as its process first runs (the fiber's record lies there):
   // faulting a new slab's top pages in now, in one call or a few, costs less than a page fault each
-  // (100,000 processes that park at once on one worker: 27 % less wall, docs/performance.md, session 54).
+  // (100,000 processes that park at once on one worker: 27 % less wall, docs/performance-log.md, session 54).
   // Outside the lock, which a slab of 1,024 pages would hold for milliseconds: the slab's other stacks are
   // already on the shared list and may be in use, and populating a page that is present leaves it as it
   // is. Refused (kernels before 6.13), the pages fault as before.

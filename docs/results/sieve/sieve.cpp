@@ -1,6 +1,6 @@
-// The sieve of tests/runtime/sieve_test.cpp as a program that times one policy: docs/performance.md, "The
+// The sieve of tests/runtime/sieve_test.cpp as a program that times one policy: docs/performance-log.md, "The
 // sieve on one worker" (session 23). Usage: sieve <policy> <workers> <last number>. Built by hand against
-// build/ (the command is in docs/performance.md); not part of the CMake build.
+// build/ (the command is in docs/performance-log.md); not part of the CMake build.
 #include <kpn.hpp>
 #include <chrono>
 #include <cstdio>
