@@ -31,7 +31,7 @@
 //   channel of a chain crossed: each worker started the processes dealt to it, nearly all of them parked at
 //   once on an empty input and held a stack page, and a value woken at a busy home waited behind processes
 //   that had never run. A chain of 100,000 on two workers mapped 100,336 stacks and took 0.65 s; in blocks
-//   it maps 50,160 and takes 0.34 s (docs/performance.md, session 54). Only the second block still parks:
+//   it maps 50,160 and takes 0.34 s (docs/performance-log.md, session 54). Only the second block still parks:
 //   a worker cannot tell a process that will wait for a value from one that has work to do.
 //   Thieves take half. An idle worker becomes a searcher (at most half the workers search at once) and
 //   visits, in a random order, only the workers whose queues the summary below shows holding a process: it
