@@ -60,7 +60,7 @@ std::uint64_t network_hash(const ResolvedNetwork& net) {
   for (const ResolvedProcess& p : net.processes) {
     h.mix(p.name);
     h.mix(p.kind != nullptr ? p.kind->name : "");
-    for (const auto& [name, value] : p.args) {
+    for (const auto& [name, value] : *p.args) {
       h.mix(name);
       h.mix(value_to_string(value));
     }

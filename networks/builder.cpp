@@ -38,7 +38,7 @@ Network build_network(const ResolvedNetwork& resolved, ResultSink& results, cons
       auto& list = ports[port];
       for (std::size_t i : indexes) list.push_back(channels[i]);
     }
-    KindContext ctx(*p.kind, p.name, p.replica, p.replicas, p.args, std::move(ports), results);
+    KindContext ctx(*p.kind, p.name, p.replica, p.replicas, *p.args, std::move(ports), results);
     ctx.set_output_roles(std::move(roles[i].feedback), roles[i].cycle_has_other_exits);
     UniqueFunction<void()> body;
     try {

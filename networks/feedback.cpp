@@ -10,8 +10,16 @@ namespace {
 // stack of a recursive one). Returns a component id per process.
 std::vector<std::size_t> components(const ResolvedNetwork& net) {
   const std::size_t n = net.processes.size();
-  std::vector<std::vector<std::size_t>> next(n);
-  for (const auto& c : net.channels) next[c.from].push_back(c.to);
+  // The edges out of each process as one array (compressed rows): next[first[v]] to next[first[v + 1] - 1]
+  // are v's successors, in channel order. Two allocations, where a vector per process made one each.
+  std::vector<std::size_t> first(n + 1, 0);
+  for (const auto& c : net.channels) ++first[c.from + 1];
+  for (std::size_t v = 0; v < n; ++v) first[v + 1] += first[v];
+  std::vector<std::size_t> next(net.channels.size());
+  {
+    std::vector<std::size_t> fill(first.begin(), first.end() - 1);
+    for (const auto& c : net.channels) next[fill[c.from]++] = c.to;
+  }
   constexpr std::size_t kUnseen = std::numeric_limits<std::size_t>::max();
   std::vector<std::size_t> index(n, kUnseen), low(n, 0), comp(n, kUnseen);
   std::vector<bool> on_stack(n, false);
@@ -29,8 +37,8 @@ std::vector<std::size_t> components(const ResolvedNetwork& net) {
         stack.push_back(v);
         on_stack[v] = true;
       }
-      if (e < next[v].size()) {
-        const std::size_t w = next[v][e++];
+      if (e < first[v + 1] - first[v]) {
+        const std::size_t w = next[first[v] + e++];
         if (index[w] == kUnseen) {
           work.emplace_back(w, 0);
         } else if (on_stack[w]) {
@@ -75,8 +83,12 @@ std::vector<OutputRoles> output_roles(const ResolvedNetwork& net) {
     for (const auto& [port, channels] : net.processes[p].ports) {
       const PortSpec* spec = net.processes[p].kind->port(port);
       if (spec == nullptr || spec->dir != PortDir::Out) continue;
+      const auto stays = [&](std::size_t ch) { return comp[net.channels[ch].to] == comp[p]; };
+      // Only a port with a channel that stays in the cycle gets flags: most processes are in no cycle, and an
+      // absent port means no feedback (KindContext::feedback).
+      if (std::none_of(channels.begin(), channels.end(), stays)) continue;
       auto& flags = roles[p].feedback[port];
-      for (std::size_t ch : channels) flags.push_back(comp[net.channels[ch].to] == comp[p]);
+      for (std::size_t ch : channels) flags.push_back(stays(ch));
     }
   }
   return roles;

@@ -16,7 +16,9 @@
 namespace kpn {
 
 struct OutputRoles {
-  std::map<std::string, std::vector<bool>> feedback;  // port -> per channel, in order: does it stay in the cycle?
+  // Output port -> per channel, in order: does it stay in the cycle? Only ports with at least one such channel
+  // are listed (most processes are in no cycle).
+  std::map<std::string, std::vector<bool>> feedback;
   bool cycle_has_other_exits = false;  // does another member of its cycle write to a process outside it?
 };
 

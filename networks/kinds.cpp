@@ -24,13 +24,13 @@ const ArgSpec* KindSpec::arg(std::string_view n) const noexcept {
 }
 
 KindContext::KindContext(const KindSpec& kind, std::string name, int replica, int replicas,
-                         std::map<std::string, Value> args,
+                         const std::map<std::string, Value>& args,
                          std::map<std::string, std::vector<std::shared_ptr<ChannelBase>>> ports, ResultSink& results)
     : kind_(kind),
       name_(std::move(name)),
       replica_(replica),
       replicas_(replicas),
-      args_(std::move(args)),
+      args_(args),
       ports_(std::move(ports)),
       results_(results) {}
 

@@ -112,7 +112,8 @@ class ResultSink {
 // What a kind's factory sees of the process it makes.
 class KPN_EXPORT KindContext {
  public:
-  KindContext(const KindSpec& kind, std::string name, int replica, int replicas, std::map<std::string, Value> args,
+  // `args` is read in place, not copied: it must outlive the context (the builder's resolved network does).
+  KindContext(const KindSpec& kind, std::string name, int replica, int replicas, const std::map<std::string, Value>& args,
               std::map<std::string, std::vector<std::shared_ptr<ChannelBase>>> ports, ResultSink& results);
 
   const std::string& name() const noexcept { return name_; }  // "worker[3]", or "master"
@@ -122,8 +123,8 @@ class KPN_EXPORT KindContext {
   ResultSink& results() noexcept { return results_; }
 
   // For the rule on broken channels (networks/feedback.hpp): per channel of output port `port`, in order,
-  // whether it feeds back into a cycle through this process; and whether another member of that cycle
-  // writes out of it. Set by the builder; without it, no output is feedback.
+  // whether it feeds back into a cycle through this process (empty when none of them does); and whether
+  // another member of that cycle writes out of it. Set by the builder; without it, no output is feedback.
   std::vector<bool> feedback(std::string_view port) const;
   bool cycle_has_other_exits() const noexcept { return cycle_has_other_exits_; }
   void set_output_roles(std::map<std::string, std::vector<bool>> feedback, bool cycle_has_other_exits) {
@@ -177,7 +178,7 @@ class KPN_EXPORT KindContext {
   std::string name_;
   int replica_;
   int replicas_;
-  std::map<std::string, Value> args_;
+  const std::map<std::string, Value>& args_;
   std::map<std::string, std::vector<std::shared_ptr<ChannelBase>>> ports_;
   ResultSink& results_;
   std::map<std::string, std::vector<bool>> feedback_;

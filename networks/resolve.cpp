@@ -1,8 +1,10 @@
 #include "networks/resolved.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <set>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -84,6 +86,7 @@ class Resolver {
       }
       plans.push_back(*plan);
     }
+    out_.processes.reserve(processes);
     for (const auto& p : t_.processes) expand_process(p);
     out_.channels.reserve(channels);
     for (const auto& plan : plans) expand_channel(plan);
@@ -323,7 +326,7 @@ class Resolver {
     decl.first = total;
     decl.count = replicas;
     decl.where = d.where;
-    decl.args = std::move(args);
+    decl.args = std::make_shared<const std::map<std::string, Value>>(std::move(args));
     decl.options = options;
     decl.rank = std::move(rank);
     decl.weights = std::move(weights);
@@ -343,7 +346,7 @@ class Resolver {
       p.kind = decl.kind;
       p.replica = i;
       p.replicas = decl.count;
-      p.args = decl.args;
+      p.args = decl.args;  // shared (resolved.hpp)
       p.options = decl.options;
       const RankRule& r = decl.rank;
       if (r.ranks.size() == 1) p.rank = r.ranks[0];
@@ -363,7 +366,7 @@ class Resolver {
     std::size_t first = 0;  // index of its first replica among the expanded processes
     int count = 0;
     Location where;
-    std::map<std::string, Value> args;
+    std::shared_ptr<const std::map<std::string, Value>> args;  // its replicas share it
     ProcessOptions options;
     RankRule rank;
     std::vector<double> weights;  // weight_rule's
@@ -483,8 +486,21 @@ class Resolver {
 
   void expand_channel(const ChannelPlan& plan) {
     const ChannelDecl& c = *plan.decl;
+    // "writer.port[i] -> reader.port[j]", built in one string (a channel of a 100,000-process network is
+    // named 100,000 times).
+    const auto append_end = [](std::string& out, const std::string& process, const std::string& port, bool array,
+                               std::size_t index) {
+      out += process;
+      out += '.';
+      out += port;
+      if (array) {
+        out += '[';
+        fmt::format_to(std::back_inserter(out), "{}", index);
+        out += ']';
+      }
+    };
     auto add = [&](std::size_t f, std::size_t t) {
-      ResolvedChannel ch;
+      ResolvedChannel& ch = out_.channels.emplace_back();
       ch.from = f;
       ch.from_port = c.from.port;
       ch.to = t;
@@ -493,13 +509,16 @@ class Resolver {
       ch.type = plan.from_port->type;
       auto& fp = out_.processes[f].ports[ch.from_port];
       auto& tp = out_.processes[t].ports[ch.to_port];
-      const std::string fname = out_.processes[f].name + "." + ch.from_port + (plan.from_port->array ? fmt::format("[{}]", fp.size()) : "");
-      const std::string tname = out_.processes[t].name + "." + ch.to_port + (plan.to_port->array ? fmt::format("[{}]", tp.size()) : "");
-      ch.name = fname + " -> " + tname;
-      fp.push_back(out_.channels.size());
-      tp.push_back(out_.channels.size());
+      const std::string& writer = out_.processes[f].name;
+      const std::string& reader = out_.processes[t].name;
+      ch.name.reserve(writer.size() + reader.size() + ch.from_port.size() + ch.to_port.size() + 32);
+      append_end(ch.name, writer, ch.from_port, plan.from_port->array, fp.size());
+      ch.name += " -> ";
+      append_end(ch.name, reader, ch.to_port, plan.to_port->array, tp.size());
+      const std::size_t index = out_.channels.size() - 1;
+      fp.push_back(index);
+      tp.push_back(index);
       declaration_of_.push_back(&c);
-      out_.channels.push_back(std::move(ch));
     };
     const Side& from = plan.from;
     const Side& to = plan.to;

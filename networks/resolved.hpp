@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,7 +24,9 @@ struct KPN_EXPORT ResolvedProcess {
   const KindSpec* kind = nullptr;
   int replica = 0;
   int replicas = 1;
-  std::map<std::string, Value> args;  // every argument of the kind, defaults filled in
+  // Every argument of the kind, defaults filled in; never null. The replicas of one declaration share one map
+  // (their arguments are the same): a declaration of 100,000 replicas holds one copy, not 100,000.
+  std::shared_ptr<const std::map<std::string, Value>> args;
   ProcessOptions options;
   // `rank:` of its declaration (a --distributed run places it there; docs/topology.md): this replica's rank
   // (from `rank: N`, its entry of a list, or its turn in a range `A..B`), or none with rank_round_robin

@@ -221,7 +221,7 @@ processes:
 channels:
   - { from: src.out, to: snk.in }
 )");
-  const auto& args = net.processes[0].args;
+  const auto& args = *net.processes[0].args;
   CHECK(std::get<std::int64_t>(args.at("count")) == 5);
   CHECK(std::get<std::int64_t>(args.at("start")) == 0);
   CHECK(std::get<std::int64_t>(args.at("step")) == 1);

@@ -343,7 +343,7 @@ channels:
   }
 }
 
-TEST_CASE("a million replicas exceed the limit before anything is allocated", "[networks]") {
+TEST_CASE("ten million replicas exceed the limit before anything is allocated", "[networks]") {
   const std::string yaml = R"(network: t
 params: { nodes: 16 }
 processes:
@@ -351,8 +351,8 @@ processes:
 channels:
   - { from: node.out, to: node.in, shift: 1 }
 )";
-  const auto d = only_one_at(errors_of(yaml, {{"nodes", "1000000"}}), 4, 38);
-  CHECK(d.message == fmt::format("process 'node': replicas: 1000000 is out of range [1, {}] (from --set nodes=1000000)",
+  const auto d = only_one_at(errors_of(yaml, {{"nodes", "10000000"}}), 4, 38);
+  CHECK(d.message == fmt::format("process 'node': replicas: 10000000 is out of range [1, {}] (from --set nodes=10000000)",
                                  kpn::limits::kMaxReplicas));
 }
 

@@ -19,13 +19,17 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// 100 declarations of 100,000 channels each (10^7 in all): the 11th crosses the limit of 10^6, at line
-// 4 + 11 = 15.
+// 100 declarations of 100,000 channels each (10^7 in all). The first to cross the channel limit is the
+// k-th, kCrossing below, written at line 4 + k.
+constexpr std::size_t kPerDeclaration = 100'000;
+constexpr std::size_t kCrossing = kpn::limits::kMaxChannels / kPerDeclaration + 1;
+static_assert(kCrossing <= 100, "the file must cross the limit");
 std::string ten_million_channels() {
   std::string yaml = "network: t\nprocesses:\n  a: { kind: map, replicas: 100000 }\nchannels:\n";
   for (int k = 1; k <= 100; ++k) yaml += fmt::format("  - {{ from: a.out, to: a.in, shift: {} }}\n", k);
   return yaml;
 }
+std::string crossing_line() { return fmt::format("t.yaml:{}:5", 4 + kCrossing); }
 
 struct ChildUsage {
   int exit_code = -1;
@@ -68,20 +72,24 @@ TEST_CASE("a file that would expand to 10^7 channels is refused at the first dec
   const auto diags = kpn::test::errors_of(ten_million_channels());
   INFO(kpn::test::listing(diags));
   REQUIRE(diags.size() == 1);
-  CHECK(diags[0].where.str() == "t.yaml:15:5");
-  CHECK(diags[0].message == fmt::format("channel a.out -> a.in: its 100000 channels bring the network to 1100000; "
+  CHECK(diags[0].where.str() == crossing_line());
+  CHECK(diags[0].message == fmt::format("channel a.out -> a.in: its 100000 channels bring the network to {}; "
                                         "the limit is {}",
-                                        kpn::limits::kMaxChannels));
+                                        kCrossing * kPerDeclaration, kpn::limits::kMaxChannels));
 }
 
 TEST_CASE("replicas past the process limit are refused at the declaration that crosses it", "[networks]") {
+  // Declarations of the most replicas one may have; p<k> is the first whose replicas cross the limit.
+  const std::size_t per = static_cast<std::size_t>(kpn::limits::kMaxReplicas);
+  const std::size_t k = kpn::limits::kMaxProcesses / per;
   std::string yaml = "network: t\nprocesses:\n";
-  for (int k = 0; k < 5; ++k) yaml += fmt::format("  p{}: {{ kind: map, replicas: 100000 }}\n", k);
+  for (std::size_t i = 0; i <= k + 2; ++i) yaml += fmt::format("  p{}: {{ kind: map, replicas: {} }}\n", i, per);
   const auto diags = kpn::test::errors_of(yaml);
   INFO(kpn::test::listing(diags));
   REQUIRE(diags.size() == 1);
-  CHECK(diags[0].where.str() == "t.yaml:5:3");  // p2: 300,000 > 250,000
-  CHECK_THAT(diags[0].message, Contains("process 'p2': its replicas bring the network to 300000 processes") &&
+  CHECK(diags[0].where.str() == fmt::format("t.yaml:{}:3", 3 + k));
+  CHECK_THAT(diags[0].message, Contains(fmt::format("process 'p{}': its replicas bring the network to {} processes", k,
+                                                    (k + 1) * per)) &&
                                    Contains(std::to_string(kpn::limits::kMaxProcesses)));
 }
 
@@ -90,7 +98,7 @@ TEST_CASE("kpn-run refuses a 10^7-channel file within 100 MiB and a few seconds,
   const auto u = kpn_run_measured({file.string(), "--validate"});
   INFO(u.err);
   CHECK(u.exit_code == 2);
-  CHECK_THAT(u.err, Contains(file.string() + ":15:5: channel a.out -> a.in"));
+  CHECK_THAT(u.err, Contains(fmt::format("{}:{}:5: channel a.out -> a.in", file.string(), 4 + kCrossing)));
   if (std::string(KPN_SANITIZER).empty()) {  // a sanitizer's shadow memory and slowdown are not ours
     CHECK(u.max_rss_kib < 100 * 1024);
     CHECK(u.seconds < 10.0);
