@@ -1,6 +1,8 @@
 #include "networks/builder.hpp"
 
+#include <map>
 #include <stdexcept>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -38,7 +40,9 @@ Network build_network(const ResolvedNetwork& resolved, ResultSink& results, cons
       auto& list = ports[port];
       for (std::size_t i : indexes) list.push_back(channels[i]);
     }
-    KindContext ctx(*p.kind, p.name, p.replica, p.replicas, *p.args, std::move(ports), results);
+    // resolve() always sets the arguments; a ResolvedProcess made by hand without them has none.
+    static const std::map<std::string, Value> kNoArgs;
+    KindContext ctx(*p.kind, p.name, p.replica, p.replicas, p.args ? *p.args : kNoArgs, std::move(ports), results);
     ctx.set_output_roles(std::move(roles[i].feedback), roles[i].cycle_has_other_exits);
     UniqueFunction<void()> body;
     try {

@@ -24,8 +24,9 @@ struct KPN_EXPORT ResolvedProcess {
   const KindSpec* kind = nullptr;
   int replica = 0;
   int replicas = 1;
-  // Every argument of the kind, defaults filled in; never null. The replicas of one declaration share one map
-  // (their arguments are the same): a declaration of 100,000 replicas holds one copy, not 100,000.
+  // Every argument of the kind, defaults filled in (resolve() always sets it; the builder reads a null one as
+  // no arguments). The replicas of one declaration share one map (their arguments are the same): a declaration
+  // of 100,000 replicas holds one copy, not 100,000.
   std::shared_ptr<const std::map<std::string, Value>> args;
   ProcessOptions options;
   // `rank:` of its declaration (a --distributed run places it there; docs/topology.md): this replica's rank
