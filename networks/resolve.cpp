@@ -48,8 +48,8 @@ struct Param {
 
 class Resolver {
  public:
-  Resolver(const Topology& t, const std::vector<std::pair<std::string, std::string>>& overrides)
-      : t_(t), overrides_(overrides) {}
+  Resolver(const Topology& t, const std::vector<std::pair<std::string, std::string>>& overrides, const ResolveLimits& limits)
+      : t_(t), overrides_(overrides), limits_(limits) {}
 
   ResolvedNetwork run() {
     for (const auto& d : t_.load_errors) diags_.error(d.where, d.message);
@@ -60,9 +60,9 @@ class Resolver {
     std::size_t processes = 0;
     for (const auto& p : t_.processes) {
       declare_process(p, processes);
-      if (processes > limits::kMaxProcesses) {
+      if (processes > limits_.processes) {
         diags_.error(p.where, fmt::format("process '{}': its replicas bring the network to {} processes; the limit "
-                                          "is {}", p.name, processes, limits::kMaxProcesses));
+                                          "is {}", p.name, processes, limits_.processes));
         diags_.throw_if_any();
       }
     }
@@ -78,10 +78,10 @@ class Resolver {
         continue;
       }
       channels += plan->channels;
-      if (channels > limits::kMaxChannels) {
+      if (channels > limits_.channels) {
         diags_.error(c.where, fmt::format("channel {}.{} -> {}.{}: its {} channels bring the network to {}; the limit "
                                           "is {}", c.from.process, c.from.port, c.to.process, c.to.port,
-                                          plan->channels, channels, limits::kMaxChannels));
+                                          plan->channels, channels, limits_.channels));
         diags_.throw_if_any();
       }
       plans.push_back(*plan);
@@ -281,7 +281,7 @@ class Resolver {
     decl.kind = kind;
     int replicas = 1;
     if (d.replicas) {
-      auto r = bounded_int(*d.replicas, fmt::format("process '{}': replicas", d.name), 1, limits::kMaxReplicas);
+      auto r = bounded_int(*d.replicas, fmt::format("process '{}': replicas", d.name), 1, limits_.replicas);
       if (!r) return;
       replicas = static_cast<int>(*r);
       decl.replicated = true;
@@ -448,7 +448,7 @@ class Resolver {
     }
     if (from->flexible && to->flexible) {
       if (c.count) {
-        auto v = bounded_int(*c.count, desc + ": count", 1, limits::kMaxReplicas);
+        auto v = bounded_int(*c.count, desc + ": count", 1, limits_.replicas);
         if (!v) return std::nullopt;
         plan.count = *v;
       }
@@ -468,7 +468,7 @@ class Resolver {
         return std::nullopt;
       }
       if (c.shift) {
-        auto v = bounded_int(*c.shift, desc + ": shift", -limits::kMaxReplicas, limits::kMaxReplicas);
+        auto v = bounded_int(*c.shift, desc + ": shift", -limits_.replicas, limits_.replicas);
         if (!v) return std::nullopt;
         plan.shift = *v;
       }
@@ -559,6 +559,7 @@ class Resolver {
 
   const Topology& t_;
   const std::vector<std::pair<std::string, std::string>>& overrides_;
+  const ResolveLimits limits_;
   Diagnostics diags_;
   std::map<std::string, Param> params_;
   std::map<std::string, Declared> declared_;
@@ -569,8 +570,9 @@ class Resolver {
 
 }  // namespace
 
-ResolvedNetwork resolve(const Topology& topology, const std::vector<std::pair<std::string, std::string>>& overrides) {
-  return Resolver(topology, overrides).run();
+ResolvedNetwork resolve(const Topology& topology, const std::vector<std::pair<std::string, std::string>>& overrides,
+                        const ResolveLimits& limits) {
+  return Resolver(topology, overrides, limits).run();
 }
 
 }  // namespace kpn

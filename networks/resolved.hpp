@@ -3,6 +3,7 @@
 // checked: what the builder turns into live processes and channels, and what --dot draws.
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "networks/kinds.hpp"
+#include "networks/limits.hpp"
 #include "networks/topology.hpp"
 #include "runtime/export.hpp"
 #include "runtime/process_options.hpp"
@@ -60,10 +62,20 @@ struct ResolvedNetwork {
   std::vector<ResolvedChannel> channels;
 };
 
+// How far a topology may expand: replicas of one declaration (also the bound of a channel declaration's
+// `count` and `shift`), processes and channels in all. The defaults are networks/limits.hpp's; a caller that
+// must stay smaller (the fuzzer, whose every input is resolved and built under the sanitizers within a memory
+// limit) passes its own.
+struct ResolveLimits {
+  std::int64_t replicas = limits::kMaxReplicas;
+  std::size_t processes = limits::kMaxProcesses;
+  std::size_t channels = limits::kMaxChannels;
+};
+
 // `overrides` are --set name=value pairs. Throws TopologyError listing every problem found, the loader's
-// (Topology::load_errors) first. The limits of networks/limits.hpp are checked per declaration before
-// anything is expanded: a file past them is refused at the first declaration that crosses one, whatever it
-// would have grown to.
-KPN_EXPORT ResolvedNetwork resolve(const Topology& topology, const std::vector<std::pair<std::string, std::string>>& overrides);
+// (Topology::load_errors) first. The limits are checked per declaration before anything is expanded: a file
+// past them is refused at the first declaration that crosses one, whatever it would have grown to.
+KPN_EXPORT ResolvedNetwork resolve(const Topology& topology, const std::vector<std::pair<std::string, std::string>>& overrides,
+                                   const ResolveLimits& limits = {});
 
 }  // namespace kpn

@@ -104,3 +104,43 @@ TEST_CASE("kpn-run refuses a 10^7-channel file within 100 MiB and a few seconds,
     CHECK(u.seconds < 10.0);
   }
 }
+
+TEST_CASE("a caller's own limits bound replicas, processes and channels", "[networks]") {
+  const kpn::ResolveLimits small{.replicas = 10, .processes = 15, .channels = 12};
+  const auto errors_with = [&](const std::string& yaml) {
+    try {
+      (void)kpn::resolve(kpn::parse_topology(yaml, "t.yaml"), {}, small);
+    } catch (const kpn::TopologyError& e) {
+      return e.diagnostics();
+    }
+    return std::vector<kpn::Diagnostic>{};
+  };
+  SECTION("replicas") {
+    const auto diags = errors_with("network: t\nprocesses:\n  a: { kind: map, replicas: 11 }\n");
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0].message == "process 'a': replicas: 11 is out of range [1, 10]");
+  }
+  SECTION("processes") {
+    const auto diags = errors_with("network: t\nprocesses:\n  a: { kind: map, replicas: 8 }\n  b: { kind: map, replicas: 8 }\n");
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0].where.str() == "t.yaml:4:3");
+    CHECK(diags[0].message == "process 'b': its replicas bring the network to 16 processes; the limit is 15");
+  }
+  SECTION("channels") {
+    const auto diags = errors_with(
+        "network: t\nprocesses:\n  a: { kind: map, replicas: 7 }\nchannels:\n"
+        "  - { from: a.out, to: a.in, shift: 1 }\n  - { from: a.out, to: a.in, shift: 2 }\n");
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0].where.str() == "t.yaml:6:5");
+    CHECK_THAT(diags[0].message, Contains("its 7 channels bring the network to 14; the limit is 12"));
+  }
+  SECTION("within them the same file resolves") {
+    const auto net = kpn::resolve(
+        kpn::parse_topology("network: t\nprocesses:\n  a: { kind: map, replicas: 10 }\nchannels:\n"
+                            "  - { from: a.out, to: a.in, shift: 1 }\n",
+                            "t.yaml"),
+        {}, small);
+    CHECK(net.processes.size() == 10);
+    CHECK(net.channels.size() == 10);
+  }
+}
