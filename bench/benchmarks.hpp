@@ -29,6 +29,9 @@ Result bench_pingpong(const Options& o, Placement placement);
 Result bench_spawn(const Options& o);
 // The duplicate-name check of a 100,000-process network, by keys and by sorting whole names: ms per check.
 Result bench_names(const Options& o);
+// What kpn-run does with a file before the run, for a pipeline of 100,000 stages: parse, resolve, build and
+// free, ms each.
+Result bench_from_file(const Options& o);
 // One process sleeping 1 ms 10,000 times on `cpus` workers: median, p99 and max lateness in microseconds.
 Result bench_timers(const Options& o, unsigned cpus);
 // 100,000 processes in a line of capacity-1 channels passing one message: wall time and peak RSS, each

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
       {"pingpong-2cpu-apart", [](const Options& o) { return bench_pingpong(o, Placement::TwoWorkersApart); }},
       {"spawn", bench_spawn},
       {"names", bench_names},
+      {"from-file", bench_from_file},
       {"chain-1cpu", [](const Options& o) { return bench_chain(o, 1); }},
       {"timers-1cpu", [](const Options& o) { return bench_timers(o, 1); }},
       {"timers-2cpu", [](const Options& o) { return bench_timers(o, 2); }},
