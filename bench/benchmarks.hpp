@@ -26,7 +26,7 @@ Result bench_yield(const Options& o);
 enum class Placement { OneWorker, TwoWorkersPolicy, TwoWorkersApart };
 Result bench_pingpong(const Options& o, Placement placement);
 // A parent spawning trivial children: ns per spawned-and-finished process.
-Result bench_spawn(const Options& o);
+Result bench_spawn(const Options& o, unsigned cpus);
 // The duplicate-name check of a 100,000-process network, by keys and by sorting whole names: ms per check.
 Result bench_names(const Options& o);
 // What kpn-run does with a file before the run, for a pipeline of 100,000 stages: parse, resolve, build and

@@ -72,9 +72,9 @@ void unblock(Process* p) {
   p->transition(ProcessState::Blocked, ProcessState::Ready);  // published by the policy's queue
   Process* self = nullptr;
   Worker* waker = current_worker_of(run, self);
-  // Before `p` can run, the count goes up, or a park this worker still owes is settled instead
-  // (Worker::owe_park). A timed waiter never stopped counting as active (park_until).
-  if (!p->waits_with_timer() && (waker == nullptr || !waker->settle_owed_park())) run.quiescence.unblocked();
+  // Before `p` can run, the count goes up, or a decrement this worker still owes is settled instead
+  // (Worker::owe_deactivation). A timed waiter never stopped counting as active (park_until).
+  if (!p->waits_with_timer() && (waker == nullptr || !waker->settle_owed_deactivation())) run.quiescence.readied();
   // The process running on this worker, if any, is the waker, and this worker owns it.
   if (self != nullptr) self->readied_ = true;
   if constexpr (kTracingCompiledIn) {

@@ -97,8 +97,8 @@ std::vector<BlockedProcess> DeadlockMonitor::collect_blocked(const std::vector<s
       if (!known.contains(b.channel)) b.channel = nullptr;
     }
   }
-  // Newest first in the table; report in creation order.
-  std::reverse(blocked.begin(), blocked.end());
+  // Report in creation order (ids grow with it), whatever the table's order.
+  std::sort(blocked.begin(), blocked.end(), [](const BlockedProcess& a, const BlockedProcess& b) { return a.id < b.id; });
   snapshot_channels(blocked);
   return blocked;
 }
@@ -148,7 +148,7 @@ void DeadlockMonitor::on_quiescent() {
   std::lock_guard g(analysis_mutex_);
   // The scan may have woken a writer while this worker waited for the mutex: then it is not over.
   if (run_.stop.stopping() || run_.quiescence.active() != 0) return;
-  if (run_.quiescence.live() == 0) {
+  if (run_.table.live() == 0) {
     run_.stop.request_stop();
     return;
   }

@@ -269,9 +269,11 @@ class KPN_EXPORT Process {
   void* resumer_tsan_fiber_ = nullptr;  // the worker's, set at each resume
 #endif
 
-  // Intrusive links of the run's process table, guarded by the table's mutex.
+  // Intrusive links of the run's process table, guarded by the mutex of the table's shard `table_shard_`
+  // (process_table.hpp), which is set once, before the process is shared.
   Process* table_prev_ = nullptr;
   Process* table_next_ = nullptr;
+  unsigned table_shard_ = 0;
 };
 
 }  // namespace kpn

@@ -64,7 +64,7 @@ RunReport Run::execute(NetworkSpec& network) {
   }
   specs.clear();
 
-  if (shared_.quiescence.live() == 0) {
+  if (shared_.table.live() == 0) {
     shared_.stop.request_stop();
   } else {
     run_workers();
@@ -153,8 +153,8 @@ ProcessGraph Run::live_graph() {
   shared_.table.for_each([&](Process& p) {
     g.vertices.push_back({p.name(), p.id(), p.cpu_ticks(), scheduler.home_of(p), p.options().home_worker >= 0});
   });
-  // Newest first in the table; creation order is steadier for partitioners.
-  std::reverse(g.vertices.begin(), g.vertices.end());
+  // Creation order (ids grow with it) is steadier for partitioners than the table's.
+  std::sort(g.vertices.begin(), g.vertices.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   add_channel_edges(g);
   return g;
 }

@@ -52,7 +52,7 @@ class Run final : public SchedulerContext {
   void for_each_live_process(const std::function<void(Process&)>& visit) override;
   IdleWorkers& idle_workers() noexcept override { return shared_.idle; }
   // Processes that have not finished (quiescence.hpp: live), from any thread.
-  std::int64_t live_processes() const noexcept { return shared_.quiescence.live(); }
+  std::int64_t live_processes() const noexcept { return shared_.table.live(); }
 
  private:
   void run_workers();

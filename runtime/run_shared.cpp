@@ -4,6 +4,7 @@
 #include "runtime/process.hpp"
 #include "runtime/scheduler.hpp"
 #include "runtime/trace_recorder.hpp"
+#include "runtime/worker.hpp"
 
 namespace kpn {
 
@@ -15,8 +16,10 @@ ProcessId RunShared::spawn(std::string name, UniqueFunction<void()> body, Proces
   }
   const ProcessId id = next_id.fetch_add(1, std::memory_order_relaxed);
   auto* p = new Process(*this, stop, stacks, id, std::move(name), std::move(body), options);
-  table.insert(*p);
-  quiescence.spawned();
+  table.insert(*p, spawner != nullptr ? spawner->index() : -1);
+  // Before the policy may run it: the count goes up, or a decrement the spawner's worker owes is settled
+  // (Worker::owe_deactivation; `spawner` is the calling thread's worker, the only one that touches its debt).
+  if (spawner == nullptr || !spawner->settle_owed_deactivation()) quiescence.readied();
   if (!stop.stopping()) scheduler.on_spawn(*p, spawner);  // when stopping, never scheduled: unwound with the rest
   return id;
 }
@@ -26,13 +29,17 @@ bool RunShared::had_group(std::string_view group) const {
   return groups_.contains(std::string(group));
 }
 
-void RunShared::retire(Process& p) {
+void RunShared::retire(Process& p, Worker& worker) {
   if constexpr (kTracingCompiledIn) {
     if (trace != nullptr) [[unlikely]] trace->name_process(p.id(), p.name());
   }
   table.retire(p, scheduler.home_of(p));
   delete &p;
-  quiescence.exited();
+  if (worker.index() >= 0) {
+    worker.owe_deactivation();  // paid by the worker's next wake-up or spawn, or before it goes idle
+  } else {
+    quiescence.deactivated();
+  }
 }
 
 }  // namespace kpn

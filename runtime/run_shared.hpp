@@ -35,7 +35,7 @@ class Worker;
 
 struct RunShared {
   RunShared(Scheduler& policy, StackPool& pool, unsigned workers)
-      : scheduler(policy), stacks(pool), idle(workers), exits(workers) {
+      : scheduler(policy), stacks(pool), idle(workers), exits(workers), table(workers) {
     idle.watch_timers(&timers.earliest_word());
     // Both async-signal-safe, as the hook must be (Runtime::interrupt runs it in a signal handler).
     stop.on_stop(
@@ -56,8 +56,9 @@ struct RunShared {
   // nullptr for the initial network. Returns the new id (the process itself may have finished and be gone
   // by the time this returns).
   ProcessId spawn(std::string name, UniqueFunction<void()> body, ProcessOptions options, Worker* spawner);
-  // The worker retires `p` (DONE and off its stack): records its report, frees it, and counts it out.
-  void retire(Process& p);
+  // `worker` retires `p` (DONE and off its stack): records its report, frees it, and counts it out (a worker
+  // owes the decrement of the active count, Worker::owe_deactivation; the teardown helper makes it).
+  void retire(Process& p, Worker& worker);
 
   Scheduler& scheduler;
   StopState stop;

@@ -49,21 +49,22 @@ class alignas(64) Worker {
   TraceBuffer* trace() const noexcept { return trace_; }
   void attach_trace(TraceBuffer* buffer) noexcept { trace_ = buffer; }
 
-  // The parks whose decrement of the run's active count (quiescence.hpp) this worker still owes. A park
-  // owes its decrement instead of making it; the next wake-up this worker makes settles one owed park
-  // instead of incrementing, and the worker pays what is left before it looks for work elsewhere or
-  // sleeps (WorkerThread::thread_main). The count then exceeds the true one by what is owed, never falls
-  // below it, so it reaches 0 only when nothing runs, nothing is queued and nothing is owed: quiescence
-  // is never declared early, only after the last worker with a debt has run out of work. A hand-off (a
-  // process readies another and parks) then costs no locked instruction on the shared count, instead of
-  // two. Owner thread only (the teardown helper owes nothing).
-  void owe_park() noexcept { ++owed_parks_; }
-  bool settle_owed_park() noexcept {
-    if (owed_parks_ == 0) return false;
-    --owed_parks_;
+  // The decrements of the run's active count (quiescence.hpp) this worker still owes: one for each
+  // process that parked or exited on it since it last paid. A park or an exit owes its decrement instead
+  // of making it; the next wake-up or spawn this worker makes settles one debt instead of incrementing,
+  // and the worker pays what is left before it looks for work elsewhere or sleeps
+  // (WorkerThread::thread_main). The count then exceeds the true one by what is owed, never falls below
+  // it, so it reaches 0 only when nothing runs, nothing is queued and nothing is owed: quiescence is never
+  // declared early, only after the last worker with a debt has run out of work. A hand-off (a process
+  // readies another and parks), and a process that spawns a short one, then cost no locked instruction on
+  // the shared count, instead of two. Owner thread only (the teardown helper owes nothing).
+  void owe_deactivation() noexcept { ++owed_deactivations_; }
+  bool settle_owed_deactivation() noexcept {
+    if (owed_deactivations_ == 0) return false;
+    --owed_deactivations_;
     return true;
   }
-  std::int64_t take_owed_parks() noexcept { return std::exchange(owed_parks_, 0); }
+  std::int64_t take_owed_deactivations() noexcept { return std::exchange(owed_deactivations_, 0); }
 
   // A cheap per-worker random number (xorshift64*), for victim selection. Owner thread only.
   std::uint64_t next_random() noexcept {
@@ -77,7 +78,7 @@ class alignas(64) Worker {
   const int index_;
   const int pu_;
   std::uint64_t rng_;
-  std::int64_t owed_parks_ = 0;
+  std::int64_t owed_deactivations_ = 0;
   TraceBuffer* trace_ = nullptr;
   WorkerCounters counters_;
 };

@@ -50,10 +50,10 @@ void WorkerThread::thread_main(const CpuTopology* topology) {
     Process* p = next_ != nullptr ? std::exchange(next_, nullptr) : scheduler.pick_next(worker_);
     if (p == nullptr) {
       // Before looking further or sleeping: with nothing to run here, what this worker owes may be all that
-      // keeps the count above 0 (Worker::owe_park). Paying may call the quiescence listener here, which may
+      // keeps the count above 0 (Worker::owe_deactivation). Paying may call the quiescence listener here, which may
       // ready a process on this worker (a deadlock resolved by growing a channel): look again first.
-      if (const std::int64_t owed = worker_.take_owed_parks(); owed != 0) {
-        run_.quiescence.parked_many(owed);
+      if (const std::int64_t owed = worker_.take_owed_deactivations(); owed != 0) {
+        run_.quiescence.deactivated_many(owed);
         continue;
       }
       if (!idle) {
@@ -249,16 +249,16 @@ void WorkerThread::after_switch(Process& p) {
       }
       if (!timed) {
         if (worker_.index() >= 0) {
-          worker_.owe_park();  // paid by the next wake-up here, or before this worker goes idle
+          worker_.owe_deactivation();  // paid by the next wake-up here, or before this worker goes idle
         } else {
-          run_.quiescence.parked();
+          run_.quiescence.deactivated();
         }
       }
       return;
     }
     case SwitchReason::Exit:
       p.transition(ProcessState::Running, ProcessState::Done);
-      run_.retire(p);  // frees p
+      run_.retire(p, worker_);  // frees p
       return;
   }
 }

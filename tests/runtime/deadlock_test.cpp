@@ -220,7 +220,7 @@ TEST_CASE("a network that finishes normally is never reported as a deadlock", "[
 }
 
 // Workers settle the count of active processes lazily (a park's decrement is owed until the worker's next
-// wake-up or until it runs dry: Worker::owe_park); a deadlock that follows thousands of hand-offs must
+// wake-up or until it runs dry: Worker::owe_deactivation); a deadlock that follows thousands of hand-offs must
 // still be found (here the local scan may find it first; termination_test.cpp has the case only the count
 // can decide).
 TEST_CASE("a deadlock that follows a long run of hand-offs is reported", "[runtime]") {

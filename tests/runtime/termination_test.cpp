@@ -101,7 +101,7 @@ TEST_CASE("a network with two processes of one name is rejected before anything 
 }
 
 // Only the count of active processes can tell that this network has ended (quiescence.hpp), and after
-// thousands of hand-offs the workers owe it the decrements of the last parks (Worker::owe_park): run()
+// thousands of hand-offs the workers owe it the decrements of the last parks (Worker::owe_deactivation): run()
 // returns once they have paid. Hangs if a worker that runs dry keeps its debt.
 TEST_CASE("run returns after a long run of hand-offs ends the network", "[runtime]") {
   for (const auto& cfg : kpn::test::all_configs()) {
