@@ -130,7 +130,7 @@ bool matches(const void* context, const Process& p) {
 bool ever_existed(RunShared& run, const Query& q) {
   switch (q.kind) {
     case Query::Name: return run.table.had_name(q.text);
-    case Query::Id: return q.id != 0 && q.id < run.next_id.load(std::memory_order_relaxed);
+    case Query::Id: return q.id != 0 && run.table.had_id(q.id);
     case Query::Group: return run.had_group(q.text);
   }
   return false;

@@ -36,6 +36,10 @@ inline constexpr std::size_t kUnguardedSlabStacks = 64;
 // Free stacks a worker keeps for itself before handing them to the shared pool; keeps spawn and exit off the
 // shared pool's mutex in steady state.
 inline constexpr std::size_t kWorkerStackCache = 64;
+// Process ids a worker reserves from its run's counter at a time (Worker::reserve_ids). A run's ids are
+// unique, but those a worker spawns after another worker's are not always larger, and up to this many less
+// one per worker go unused.
+inline constexpr std::uint64_t kWorkerIdBlock = 64;
 
 // Spins (with a pause instruction) on a contended run-queue lock before the kernel thread calls sched_yield:
 // the holder runs on another CPU and holds the lock for tens of nanoseconds, unless its thread was preempted

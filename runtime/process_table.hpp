@@ -51,8 +51,12 @@ class ProcessTable {
   // The processes inserted and not yet retired: exact once every insert and retire has happened before the
   // call (quiescence.hpp), a sum of moments otherwise (each shard's count is read at its own instant).
   std::int64_t live() const noexcept;
-  // Whether a process named `name` is unfinished or has finished in this run (cancel.cpp's unknown names).
+  // Processes ever inserted.
+  std::uint64_t inserted() const;
+  // Whether a process named `name`, or with id `id`, is unfinished or has finished in this run
+  // (cancel.cpp's unknown names and ids).
   bool had_name(std::string_view name) const;
+  bool had_id(ProcessId id) const;
   // Reports of the finished processes, in id order. `ticks_per_s` converts CPU time.
   std::vector<ProcessReport> finished_reports(double ticks_per_s) const;
 
@@ -73,10 +77,13 @@ class ProcessTable {
     // Inserted minus retired here. Written under the mutex (a plain store of its own load, no locked
     // instruction), read without it: atomic for those readers.
     std::atomic<std::int64_t> live{0};
+    std::uint64_t inserted = 0;
     // A deque: retiring appends in place, where a vector's growth moved every record so far while the lock
     // was held (a run of 200,000 short processes copies 6 MiB of records that way).
     std::deque<Finished> finished;
   };
+  // Whether any process, unfinished or finished, satisfies `match`.
+  bool had(const std::function<bool(std::string_view name, ProcessId id)>& match) const;
   // Every shard's lock, in index order.
   std::vector<std::unique_lock<std::mutex>> lock_all() const;
 

@@ -31,7 +31,7 @@ RunReport build_report(RunShared& run, std::span<Worker* const> workers, double 
     ChannelSnapshot s = c->snapshot();
     r.channels.push_back(ChannelReport{std::move(s.name), s.capacity, s.messages, s.cross_worker_messages});
   }
-  r.processes = run.next_id.load() - 1;
+  r.processes = run.table.inserted();
   r.deadlocks_resolved = deadlocks_resolved;
   r.blocking_calls = run.blocking.calls();
   r.blocking_threads = run.blocking.threads_started();

@@ -14,7 +14,15 @@ ProcessId RunShared::spawn(std::string name, UniqueFunction<void()> body, Proces
     std::lock_guard g(groups_mutex_);
     groups_.insert(options.group);
   }
-  const ProcessId id = next_id.fetch_add(1, std::memory_order_relaxed);
+  ProcessId id;
+  if (spawner != nullptr && spawner->index() >= 0) {
+    if (!spawner->has_reserved_id()) {
+      spawner->reserve_ids(next_id.fetch_add(config::kWorkerIdBlock, std::memory_order_relaxed), config::kWorkerIdBlock);
+    }
+    id = spawner->take_reserved_id();
+  } else {
+    id = next_id.fetch_add(1, std::memory_order_relaxed);
+  }
   auto* p = new Process(*this, stop, stacks, id, std::move(name), std::move(body), options);
   table.insert(*p, spawner != nullptr ? spawner->index() : -1);
   // Before the policy may run it: the count goes up, or a decrement the spawner's worker owes is settled

@@ -73,6 +73,7 @@ struct RunShared {
   ProcessTable table;
   ChannelRegistry channels;
   Quiescence quiescence;
+  // The next id not yet given or reserved (workers reserve kWorkerIdBlock at a time: Worker::reserve_ids).
   std::atomic<ProcessId> next_id{1};
   // The run's trace recorder, or nullptr when the run is not traced. Set before any worker starts.
   TraceRecorder* trace = nullptr;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "runtime/process_id.hpp"
 #include "runtime/single_writer.hpp"
 #include "runtime/trace_buffer.hpp"
 
@@ -66,6 +67,16 @@ class alignas(64) Worker {
   }
   std::int64_t take_owed_deactivations() noexcept { return std::exchange(owed_deactivations_, 0); }
 
+  // Ids for the processes this worker spawns, reserved from the run's counter a block at a time
+  // (RunShared::spawn), so that workers spawning at once do not pass the counter's line between them.
+  // Owner thread only. Empty after a refill of 0 ids: the next take refills.
+  bool has_reserved_id() const noexcept { return next_reserved_id_ != reserved_ids_end_; }
+  ProcessId take_reserved_id() noexcept { return next_reserved_id_++; }
+  void reserve_ids(ProcessId first, ProcessId count) noexcept {
+    next_reserved_id_ = first;
+    reserved_ids_end_ = first + count;
+  }
+
   // A cheap per-worker random number (xorshift64*), for victim selection. Owner thread only.
   std::uint64_t next_random() noexcept {
     rng_ ^= rng_ >> 12;
@@ -79,6 +90,8 @@ class alignas(64) Worker {
   const int pu_;
   std::uint64_t rng_;
   std::int64_t owed_deactivations_ = 0;
+  ProcessId next_reserved_id_ = 0;
+  ProcessId reserved_ids_end_ = 0;
   TraceBuffer* trace_ = nullptr;
   WorkerCounters counters_;
 };
