@@ -36,6 +36,8 @@ inline constexpr std::size_t kUnguardedSlabStacks = 64;
 // Free stacks a worker keeps for itself before handing them to the shared pool; keeps spawn and exit off the
 // shared pool's mutex in steady state.
 inline constexpr std::size_t kWorkerStackCache = 64;
+// Freed process records a worker keeps for its next spawns (process_blocks.hpp): about 400 bytes each.
+inline constexpr std::size_t kWorkerProcessBlocks = 256;
 // Process ids a worker reserves from its run's counter at a time (Worker::reserve_ids). A run's ids are
 // unique, but those a worker spawns after another worker's are not always larger, and up to this many less
 // one per worker go unused.

@@ -23,7 +23,16 @@ ProcessId RunShared::spawn(std::string name, UniqueFunction<void()> body, Proces
   } else {
     id = next_id.fetch_add(1, std::memory_order_relaxed);
   }
-  auto* p = new Process(*this, stop, stacks, id, std::move(name), std::move(body), options);
+  // The record in a block the spawner's worker kept from a retired process, else a new one.
+  void* block = spawner != nullptr && spawner->index() >= 0 ? spawner->process_blocks().take() : nullptr;
+  if (block == nullptr) block = ::operator new(sizeof(Process));
+  Process* p;
+  try {
+    p = ::new (block) Process(*this, stop, stacks, id, std::move(name), std::move(body), options);
+  } catch (...) {
+    ::operator delete(block);
+    throw;
+  }
   table.insert(*p, spawner != nullptr ? spawner->index() : -1);
   // Before the policy may run it: the count goes up, or a decrement the spawner's worker owes is settled
   // (Worker::owe_deactivation; `spawner` is the calling thread's worker, the only one that touches its debt).
@@ -42,7 +51,8 @@ void RunShared::retire(Process& p, Worker& worker) {
     if (trace != nullptr) [[unlikely]] trace->name_process(p.id(), p.name());
   }
   table.retire(p, scheduler.home_of(p));
-  delete &p;
+  p.~Process();
+  if (worker.index() < 0 || !worker.process_blocks().keep(&p)) ::operator delete(&p);
   if (worker.index() >= 0) {
     worker.owe_deactivation();  // paid by the worker's next wake-up or spawn, or before it goes idle
   } else {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "runtime/process_blocks.hpp"
 #include "runtime/process_id.hpp"
 #include "runtime/single_writer.hpp"
 #include "runtime/trace_buffer.hpp"
@@ -77,6 +78,9 @@ class alignas(64) Worker {
     reserved_ids_end_ = first + count;
   }
 
+  // Freed process records for this worker's next spawns (process_blocks.hpp). Owner thread only.
+  ProcessBlocks& process_blocks() noexcept { return process_blocks_; }
+
   // A cheap per-worker random number (xorshift64*), for victim selection. Owner thread only.
   std::uint64_t next_random() noexcept {
     rng_ ^= rng_ >> 12;
@@ -92,6 +96,7 @@ class alignas(64) Worker {
   std::int64_t owed_deactivations_ = 0;
   ProcessId next_reserved_id_ = 0;
   ProcessId reserved_ids_end_ = 0;
+  ProcessBlocks process_blocks_;
   TraceBuffer* trace_ = nullptr;
   WorkerCounters counters_;
 };
