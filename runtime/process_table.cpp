@@ -2,9 +2,12 @@
 
 #include <algorithm>
 
+#include "runtime/config.hpp"
 #include "runtime/process.hpp"
 
 namespace kpn {
+
+static_assert(config::kMaxCpus + 1 <= 0xFFFF, "Process::table_shard_ holds a shard's index in 16 bits");
 
 ProcessTable::ProcessTable(unsigned workers) : shards_(std::make_unique<Shard[]>(workers + 1)), count_(workers + 1) {}
 
@@ -13,7 +16,7 @@ void ProcessTable::insert(Process& p, int worker) {
                                                                                     : count_ - 1;
   Shard& s = shards_[shard];
   // Set before the process is shared: it is read only by its retirement, after the policy got it from here.
-  p.table_shard_ = shard;
+  p.table_shard_ = static_cast<std::uint16_t>(shard);
   std::lock_guard g(s.mutex);
   p.table_next_ = s.head;
   if (s.head != nullptr) s.head->table_prev_ = &p;

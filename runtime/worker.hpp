@@ -94,11 +94,12 @@ class alignas(64) Worker {
   const int pu_;
   std::uint64_t rng_;
   std::int64_t owed_deactivations_ = 0;
+  TraceBuffer* trace_ = nullptr;
+  WorkerCounters counters_;
+  // Spawn's, after the lines the switch and the counters use.
   ProcessId next_reserved_id_ = 0;
   ProcessId reserved_ids_end_ = 0;
   ProcessBlocks process_blocks_;
-  TraceBuffer* trace_ = nullptr;
-  WorkerCounters counters_;
 };
 
 }  // namespace kpn
