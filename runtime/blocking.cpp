@@ -40,6 +40,10 @@ void park(BusyWaitMutex& lock, Process*& slot, ChannelView& channel, WaitDirecti
   self->wait_channel_.store(&channel, std::memory_order_relaxed);
   self->wait_direction_.store(direction, std::memory_order_relaxed);
   self->release_after_switch_ = &lock;
+  if (self->switches() == 1) [[unlikely]] {
+    // Its first run ends in a park: the policy may learn from it (handoff's futile starts).
+    if (Worker* w = current_worker()) self->run_.scheduler.on_first_park(*self, *w);
+  }
   self->switch_to_worker(SwitchReason::Park);
   // Back on a worker (maybe another one); the lock is not held. Whoever woke us cleared the slot. The
   // wait fields keep their stale values: nobody reads them unless the state says BLOCKED, and then they

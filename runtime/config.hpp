@@ -67,6 +67,18 @@ inline constexpr std::size_t kRunQueueInitialCapacity = 256;
 // next, but at most this many times in a row before it takes the head of its queue (so two processes that
 // keep waking each other cannot starve the rest).
 inline constexpr unsigned kRunnextStreak = 32;
+// A `handoff` worker's queue hands out processes that have run before those that have never run, but after
+// this many of the first kind in a row while fresh ones wait, a fresh one (schedulers/run_queue.hpp).
+inline constexpr unsigned kFreshAfter = 32;
+// Futile starts back off (schedulers/handoff.hpp). After this many processes in a row that this worker
+// started parked in their first run having readied nobody, it puts off its next start while another worker
+// runs: first for kStartBackoffFirstUs, doubling at each further futile start up to kStartBackoffMaxUs. A
+// worker that puts off a start sleeps in slices of kStartBackoffSliceUs, between which it looks for work
+// that has run before.
+inline constexpr unsigned kFutileStarts = 8;
+inline constexpr unsigned kStartBackoffFirstUs = 50;
+inline constexpr unsigned kStartBackoffMaxUs = 1000;
+inline constexpr unsigned kStartBackoffSliceUs = 50;
 // How long an idle searcher looks at the other workers' queues (a short pause between rounds) before it
 // sleeps: long enough to see a stale hand-off twice, short enough that a worker woken for a hand-off its
 // waker runs itself costs little CPU.

@@ -97,6 +97,12 @@ class KPN_EXPORT Scheduler {
     (void)w;
     return nullptr;
   }
+  // `p`, in its first run on `w`, parks on a channel (runtime/blocking.cpp's park), on its own stack before
+  // it switches out: `p` is still `w`'s running process and nobody else can see it parked yet.
+  virtual void on_first_park(Process& p, Worker& w) {
+    (void)p;
+    (void)w;
+  }
   // `w` found nothing to run; called before it asks pick_next again.
   virtual void on_idle(Worker& w) = 0;
   // The worker `p` is meant to live on, or -1 if the policy has no such notion (reports, graphs).

@@ -1,7 +1,10 @@
 #include "schedulers/handoff.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
+#include <chrono>
+#include <thread>
 
 #include "runtime/config.hpp"
 #include "runtime/current.hpp"
@@ -58,11 +61,11 @@ void HandoffScheduler::on_spawn(Process& p, Worker* spawner) {
     // exceeded, deals the rest round-robin.
     const std::size_t w = next_initial_ < initial_processes_ ? next_initial_ * workers_.size() / initial_processes_
                                                               : next_initial_ % workers_.size();
-    slots_[w].queue.push_back(&p);
+    slots_[w].queue.push_back_fresh(&p);
     ++next_initial_;
     return;
   }
-  slot(*spawner).queue.push_back(&p);
+  slot(*spawner).queue.push_back_fresh(&p);
   if (shared()) idle_->notify_work();
 }
 
@@ -220,9 +223,56 @@ Process* HandoffScheduler::take_local(Slot& s, bool racy) {
   if (p == nullptr) {
     s.streak = 0;
     p = racy ? s.queue.try_pop_front() : s.queue.pop_front();
+    // switches() counts the runs; written by the worker that last ran the process, before the queue's lock
+    // that handed it here. One worker has no back-off: nobody else would start the process.
+    if (p != nullptr && p->switches() == 0 && shared()) p = start_or_put_off(s, *p);
   }
-  if (p != nullptr) found(s);
+  if (p != nullptr) {
+    s.putting_off = false;
+    found(s);
+  } else if (s.putting_off) {
+    found(s);  // it has work of its own, the put-off start: neither idle nor searching
+  }
   return p;
+}
+
+Process* HandoffScheduler::start_or_put_off(Slot& s, Process& p) {
+  if (s.started_fresh && s.futile_starts == s.futile_at_last_start) {
+    // The last process this worker started was not futile: starting pays again.
+    s.futile_starts = 0;
+    s.backoff_us = 0;
+  }
+  if (s.futile_starts >= config::kFutileStarts && steady_ns() < s.start_after_ns &&
+      others_running(static_cast<std::size_t>(&s - slots_.get()))) {
+    s.queue.push_front_fresh(&p);
+    add_single_writer(s.put_off_starts);
+    // A started process the fairness rule let the fresh one pass runs instead.
+    if (Process* q = s.queue.pop_front_started()) return q;
+    s.putting_off = true;
+    return nullptr;
+  }
+  s.started_fresh = true;
+  s.futile_at_last_start = s.futile_starts;
+  return &p;
+}
+
+bool HandoffScheduler::others_running(std::size_t self) const noexcept {
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    if (i != self && !idle_->idle(static_cast<unsigned>(i)) &&
+        !slots_[i].backing_off.load(std::memory_order_relaxed)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void HandoffScheduler::on_first_park(Process& p, Worker& w) {
+  if (!shared() || p.readied_in_last_run()) return;
+  Slot& s = slot(w);
+  add_single_writer(s.futile_first_runs);
+  if (++s.futile_starts < config::kFutileStarts) return;
+  s.backoff_us = s.backoff_us == 0 ? config::kStartBackoffFirstUs : std::min(2 * s.backoff_us, config::kStartBackoffMaxUs);
+  s.start_after_ns = steady_ns() + std::int64_t{s.backoff_us} * 1000;
 }
 
 Process* HandoffScheduler::pick_next(Worker& w) {
@@ -241,6 +291,8 @@ void HandoffScheduler::confirm_wake(Slot& s) {
 Process* HandoffScheduler::steal(Worker& w, Slot& mine) {
   const std::size_t n = workers_.size();
   if (n < 2) return nullptr;
+  // Putting a start off, it has work of its own: no steal attempt (on_idle sleeps a slice instead).
+  if (mine.putting_off) return nullptr;
   const std::size_t self = static_cast<std::size_t>(w.index());
   // A worker that ran dry looks at the victims only if some other queue has work, or its nap has just
   // ended (the nap is for looking at next slots). Otherwise there is nothing to take but a stale hand-off,
@@ -297,7 +349,14 @@ Process* HandoffScheduler::steal_queued(Worker& w, Slot& mine, std::size_t first
       w.note_steal(static_cast<int>(victim), got);
       if (got > 0) {
         add_single_writer(mine.stolen_processes, got);
-        for (std::size_t i = 1; i < got; ++i) mine.queue.push_back(batch[i]);
+        for (std::size_t i = 1; i < got; ++i) {
+          // A fresh process stays fresh in the thief's queue (switches(), ordered by the victim's lock).
+          if (batch[i]->switches() == 0) {
+            mine.queue.push_back_fresh(batch[i]);
+          } else {
+            mine.queue.push_back(batch[i]);
+          }
+        }
         return batch[0];
       }
       add_single_writer(mine.empty_queue_probes);  // emptied since the summary showed it holding work
@@ -341,6 +400,19 @@ bool HandoffScheduler::queued_elsewhere(std::size_t self) const noexcept {
 
 void HandoffScheduler::on_idle(Worker& w) {
   Slot& s = slot(w);
+  if (s.putting_off) {
+    // One slice of the back-off, then the worker loop asks pick_next again: a started process that came
+    // meanwhile runs then, and the put-off start is tried once the back-off ends or nobody else runs.
+    s.putting_off = false;
+    const std::int64_t left = std::min<std::int64_t>(s.start_after_ns - steady_ns(),
+                                                     std::int64_t{config::kStartBackoffSliceUs} * 1000);
+    if (left > 0) {
+      s.backing_off.store(true, std::memory_order_relaxed);
+      std::this_thread::sleep_for(std::chrono::nanoseconds(left));
+      s.backing_off.store(false, std::memory_order_relaxed);
+    }
+    return;
+  }
   // Only a sighting is worth another round: a process in a victim's next slot that a second look, kStaleNextUs
   // later, may find stale. Empty queues are left to notify_work, which wakes this worker (spinning on its
   // own word, idle_workers.hpp) when one fills: looking again would only cost a steal attempt.
@@ -354,8 +426,10 @@ void HandoffScheduler::on_idle(Worker& w) {
 }
 
 std::vector<std::pair<std::string, double>> HandoffScheduler::stats() const {
-  std::uint64_t handoffs = 0, stolen = 0, empty_probes = 0, next_steals = 0;
+  std::uint64_t handoffs = 0, stolen = 0, empty_probes = 0, next_steals = 0, futile = 0, put_off = 0;
   for (std::size_t i = 0; i < workers_.size(); ++i) {
+    futile += slots_[i].futile_first_runs.load(std::memory_order_relaxed);
+    put_off += slots_[i].put_off_starts.load(std::memory_order_relaxed);
     handoffs += slots_[i].handoffs.load(std::memory_order_relaxed);
     stolen += slots_[i].stolen_processes.load(std::memory_order_relaxed);
     empty_probes += slots_[i].empty_queue_probes.load(std::memory_order_relaxed);
@@ -364,7 +438,9 @@ std::vector<std::pair<std::string, double>> HandoffScheduler::stats() const {
   std::vector<std::pair<std::string, double>> out{{"handoffs", static_cast<double>(handoffs)},
                                                    {"stolen_processes", static_cast<double>(stolen)},
                                                    {"empty_queue_probes", static_cast<double>(empty_probes)},
-                                                   {"next_slot_steals", static_cast<double>(next_steals)}};
+                                                   {"next_slot_steals", static_cast<double>(next_steals)},
+                                                   {"futile_first_runs", static_cast<double>(futile)},
+                                                   {"put_off_starts", static_cast<double>(put_off)}};
   if (idle_ != nullptr) idle_->append_counts(out);
   return out;
 }

@@ -25,14 +25,33 @@
 //   Queues are FIFO. Spawned and yielding processes go to the back of their worker's queue. A process
 //   unblocked from outside the run's workers (the deadlock monitor growing a channel) goes to the queue of
 //   the worker it last ran on.
+//   Started processes first. A queue hands out the processes that have run before those that have never
+//   run (fresh ones: spawned, the initial network), every kFreshAfter-th pop excepted (RunQueue): a worker
+//   resumes what it started before it starts more, and a thief takes started ones first too.
+//   Futile starts back off. A fresh process that parks in its first run having readied nobody (a chain's
+//   stage whose value has not come yet) bought nothing by starting but a stack page, and made its worker
+//   start the next, which does the same: on two workers the second half of a chain of 100,000 all started
+//   and parked before the first half's value reached them (50,160 stacks, 0.34 s, against 16 stacks and
+//   0.09 s on one worker). So after kFutileStarts such starts in a row, a worker puts off its next start
+//   while another worker is awake and not itself putting starts off, for kStartBackoffFirstUs, doubling at
+//   each further futile start up to kStartBackoffMaxUs; a start that is not futile (the process finished,
+//   yielded, readied someone, or parked later) ends the back-off. Meanwhile the worker runs what it has
+//   that has run before (its next slot, its queue's started processes) and otherwise sleeps in slices of
+//   kStartBackoffSliceUs, looking again between them; it steals nothing. Another worker that runs dry
+//   steals its fresh processes as usual, and starts them if its own starts are not futile (a chain's value
+//   reaches them in order). Why nothing waits forever: a start is put off only while some other worker is
+//   awake and not putting off starts, and never for longer than kStartBackoffMaxUs before one more start
+//   is tried; a worker with nothing else to do that sees no such worker starts at once. Put-off processes
+//   stay queued, so they count as runnable for termination and deadlock detection (quiescence.hpp).
 //   The initial network is dealt in consecutive blocks of its declaration order, not round-robin.
 //   Processes declared one after another usually talk to each other (a pipeline's or a chain's stages), so
 //   a block keeps them on one worker with one crossing channel per boundary. Dealt round-robin, every
 //   channel of a chain crossed: each worker started the processes dealt to it, nearly all of them parked at
 //   once on an empty input and held a stack page, and a value woken at a busy home waited behind processes
 //   that had never run. A chain of 100,000 on two workers mapped 100,336 stacks and took 0.65 s; in blocks
-//   it maps 50,160 and takes 0.34 s (docs/performance-log.md, session 54). Only the second block still parks:
-//   a worker cannot tell a process that will wait for a value from one that has work to do.
+//   it maps 50,160 and takes 0.34 s (docs/performance-log.md, session 54). The second block still parked,
+//   since a worker cannot tell a process that will wait for a value from one that has work to do before it
+//   starts it; futile starts (above) are what stop it.
 //   Thieves take half. An idle worker becomes a searcher (at most half the workers search at once) and
 //   visits, in a random order, only the workers whose queues the summary below shows holding a process: it
 //   looks at such a victim's queue size without a lock and locks it only if it still has work, then takes
@@ -98,6 +117,7 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   Process* pick_next(Worker& w) override;
   Process* pick_local(Worker& w) override;
   void on_idle(Worker& w) override;
+  void on_first_park(Process& p, Worker& w) override;
   std::vector<std::pair<std::string, double>> stats() const override;
 
  private:
@@ -120,11 +140,25 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
     bool woken = false;    // it slept, and has not run anything since (IdleWorkers::woke_to_work)
     bool owes_notify = false;  // a burst pushed to a busy home owes a notify_work at the next switch
     std::vector<Sighting> seen;  // per victim
+    // Futile starts (the rule at the top): how many processes this worker started in a row that parked in
+    // their first run having readied nobody; that count when it last started a fresh process (unchanged at
+    // the next start: that one was not futile); the back-off's length and end (steady_ns); whether its last
+    // take_local put a start off (on_idle then sleeps a slice).
+    unsigned futile_starts = 0;
+    unsigned futile_at_last_start = 0;
+    bool started_fresh = false;
+    bool putting_off = false;
+    unsigned backoff_us = 0;
+    std::int64_t start_after_ns = 0;
+    // Set while the worker sleeps a slice of a back-off; read by other workers (others_running).
+    std::atomic<bool> backing_off{false};
     // Written by the worker (relaxed, no contention), summed after the run.
     std::atomic<std::uint64_t> handoffs{0};
     std::atomic<std::uint64_t> stolen_processes{0};
     std::atomic<std::uint64_t> empty_queue_probes{0};  // victims' queues it looked at and found empty
     std::atomic<std::uint64_t> next_steals{0};
+    std::atomic<std::uint64_t> futile_first_runs{0};
+    std::atomic<std::uint64_t> put_off_starts{0};
   };
 
   Slot& slot(const Worker& w) noexcept { return slots_[static_cast<std::size_t>(w.index())]; }
@@ -156,6 +190,11 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   // summary (queued_), not a look at each worker's queue.
   bool any_queued() const noexcept;
   bool queued_elsewhere(std::size_t self) const noexcept;
+  // A fresh process `p` that take_local popped: `p` itself if the worker may start it now, else (the start
+  // put off and `p` queued again) a started process from the queue, or nullptr.
+  [[gnu::noinline]] Process* start_or_put_off(Slot& s, Process& p);
+  // Whether a worker other than `self` is awake and not sleeping a slice of a back-off.
+  bool others_running(std::size_t self) const noexcept;
   // Whether the process that is waking another has, on average, run long between switches.
   bool runs_long(const Process* waker) const noexcept;
 

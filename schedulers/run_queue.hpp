@@ -4,12 +4,21 @@
 // workers push at the front. A lock guards it, because WS-LAST inserts at the front of
 // another worker's queue, which the lock-free deques of the literature do not allow. Storage is a
 // ProcessRing (process_ring.hpp).
+//
+// Fresh processes (handoff only: the Nornir policies never queue one, so their queues behave as before). A
+// process that has never run waits in a second ring, behind every process that has run: a worker resumes
+// what it has started before it starts more. So fewer stacks are in use at once, and a value moving down a
+// chain of parked processes is not queued behind the starts of thousands of others that would only park.
+// Fairness: after config::kFreshAfter pops from the first ring in a row while fresh processes wait, the
+// next pop takes a fresh one, so processes that keep waking each other cannot keep a fresh one from
+// starting. The owner's pops and a thief's batch take the started ones first, then the fresh ones.
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 
+#include "runtime/config.hpp"
 #include "runtime/spin_lock.hpp"
 #include "schedulers/process_ring.hpp"
 
@@ -35,10 +44,32 @@ class RunQueue {
     publish_size();
     return was_empty;
   }
-  Process* pop_front() {
+  // True if the queue was empty before (under the lock: exact). `p` has never run.
+  bool push_back_fresh(Process* p) {
+    std::lock_guard g(lock_);
+    const bool was_empty = size() == 0;
+    fresh_.push_back(p);
+    publish_size();
+    return was_empty;
+  }
+  // The oldest process that has run, or nullptr: never a fresh one.
+  Process* pop_front_started() {
     std::lock_guard g(lock_);
     if (ring_.size() == 0) return nullptr;
     Process* p = ring_.pop_front();
+    publish_size();
+    return p;
+  }
+  // Puts back a fresh process just popped, at the front of the fresh ones (a start put off).
+  void push_front_fresh(Process* p) {
+    std::lock_guard g(lock_);
+    fresh_.push_front(p);
+    publish_size();
+  }
+  Process* pop_front() {
+    std::lock_guard g(lock_);
+    if (size() == 0) return nullptr;
+    Process* p = take_front();
     publish_size();
     return p;
   }
@@ -48,8 +79,8 @@ class RunQueue {
   Process* try_pop_front() { return size_hint() != 0 ? pop_front() : nullptr; }
   Process* pop_back() {
     std::lock_guard g(lock_);
-    if (ring_.size() == 0) return nullptr;
-    Process* p = ring_.pop_back();
+    if (size() == 0) return nullptr;
+    Process* p = fresh_.size() != 0 ? fresh_.pop_back() : ring_.pop_back();
     publish_size();
     return p;
   }
@@ -65,7 +96,7 @@ class RunQueue {
   template <class Preferred>
   std::size_t pop_preferred_half(Process** out, std::size_t max, std::size_t scan, Preferred preferred) {
     std::lock_guard g(lock_);
-    std::size_t limit = ring_.size() - ring_.size() / 2;
+    std::size_t limit = size() - size() / 2;
     if (limit > max) limit = max;
     std::size_t n = ring_.size() < scan ? ring_.size() : scan;
     std::size_t got = 0;
@@ -78,7 +109,9 @@ class RunQueue {
       }
     }
     if (got == 0) {
-      for (; got < limit; ++got) out[got] = ring_.pop_front();
+      // The older half in the order the owner would take them: the started ones, then the fresh ones.
+      for (; got < limit && ring_.size() != 0; ++got) out[got] = ring_.pop_front();
+      for (; got < limit; ++got) out[got] = fresh_.pop_front();
     }
     publish_size();
     return got;
@@ -87,6 +120,8 @@ class RunQueue {
   void clear() {
     std::lock_guard g(lock_);
     ring_.clear();
+    fresh_.clear();
+    fresh_after_ = 0;
     publish_size();
   }
   // A racy hint for policies and reports; exact only while the queue is quiescent.
@@ -106,8 +141,17 @@ class RunQueue {
   }
 
  private:
+  std::size_t size() const noexcept { return ring_.size() + fresh_.size(); }
+  // Requires size() > 0.
+  Process* take_front() noexcept {
+    if (fresh_.size() != 0 && (ring_.size() == 0 || ++fresh_after_ > config::kFreshAfter)) {
+      fresh_after_ = 0;
+      return fresh_.pop_front();
+    }
+    return ring_.pop_front();
+  }
   void publish_size() noexcept {
-    const std::size_t now = ring_.size();
+    const std::size_t now = size();
     if (occupancy_ != nullptr && (now == 0) != (approx_size_.load(std::memory_order_relaxed) == 0)) {
       if (now != 0) {
         occupancy_->fetch_or(bit_, std::memory_order_relaxed);
@@ -119,7 +163,9 @@ class RunQueue {
   }
 
   SpinLock lock_;
-  ProcessRing ring_;  // guarded by lock_
+  ProcessRing ring_;   // guarded by lock_: processes that have run
+  ProcessRing fresh_;  // guarded by lock_: processes that have not (push_back_fresh)
+  unsigned fresh_after_ = 0;  // guarded by lock_: pops from ring_ since the last fresh one while both held some
   std::atomic<std::size_t> approx_size_{0};
   std::atomic<std::uint64_t>* occupancy_ = nullptr;  // track_occupancy
   std::uint64_t bit_ = 0;

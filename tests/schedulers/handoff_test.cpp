@@ -370,3 +370,66 @@ TEST_CASE("handoff: a deadlock is reported while the other workers sleep", "[sch
     CHECK_THROWS_AS(kpn::Runtime({.cpus = cpus, .scheduler = "handoff"}).run(net), kpn::DeadlockError);
   }
 }
+
+TEST_CASE("handoff: a worker whose starts only park puts off further starts while another worker runs",
+          "[schedulers][handoff]") {
+  // A chain dealt in two blocks: each process of the second block, started before the first block's value
+  // reaches it, would park at once on its empty input and hold a stack. After kFutileStarts such starts its
+  // worker puts the others off; the first worker, done with its block, takes them over and runs each with
+  // its value there. Without the back-off about half of the chain's stacks were mapped at once.
+  constexpr int kLength = 20'000;
+  int received = -1;
+  kpn::Network net;
+  kpn::Reader<int> prev;
+  for (int i = 0; i < kLength; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    if (i + 1 < kLength) {
+      auto [tx, rx] = net.channel<int>(1);
+      if (i == 0) {
+        net.process(name, [tx = std::move(tx)]() mutable { tx.write(1); });
+      } else {
+        net.process(name, [rx = std::move(prev), tx = std::move(tx)]() mutable { tx.write(*rx.read() + 1); });
+      }
+      prev = std::move(rx);
+    } else {
+      net.process(name, [rx = std::move(prev), &received]() mutable { received = *rx.read(); });
+    }
+  }
+  const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "handoff"}).run(net);
+  CAPTURE(r.stacks_mapped, scheduler_stat(r, "futile_first_runs"), scheduler_stat(r, "put_off_starts"));
+  REQUIRE(received == kLength - 1);
+  CHECK(scheduler_stat(r, "put_off_starts") >= 1);
+  CHECK(r.stacks_mapped < static_cast<std::uint64_t>(kLength / 4));
+}
+
+TEST_CASE("handoff: a worker putting off starts still starts them when no other worker runs",
+          "[schedulers][handoff]") {
+  // Every process but the last waits for the one after it (a chain run backwards), so each start parks at
+  // once: both workers' starts turn futile. Each worker may put its starts off only while the other runs,
+  // so the network still starts every process and finishes.
+  constexpr int kLength = 2'000;
+  int received = -1;
+  kpn::Network net;
+  std::vector<kpn::Writer<int>> writers;
+  std::vector<kpn::Reader<int>> readers;
+  for (int i = 0; i + 1 < kLength; ++i) {
+    auto [tx, rx] = net.channel<int>(1);
+    writers.push_back(std::move(tx));
+    readers.push_back(std::move(rx));
+  }
+  // Process i reads from channel i (written by process i + 1) and writes to channel i - 1.
+  for (int i = 0; i < kLength; ++i) {
+    const std::string name = "q" + std::to_string(i);
+    if (i == 0) {
+      net.process(name, [rx = std::move(readers[0]), &received]() mutable { received = *rx.read(); });
+    } else if (i + 1 == kLength) {
+      net.process(name, [tx = std::move(writers[static_cast<std::size_t>(i - 1)])]() mutable { tx.write(1); });
+    } else {
+      net.process(name, [rx = std::move(readers[static_cast<std::size_t>(i)]),
+                         tx = std::move(writers[static_cast<std::size_t>(i - 1)])]() mutable { tx.write(*rx.read() + 1); });
+    }
+  }
+  const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "handoff"}).run(net);
+  CAPTURE(r.stacks_mapped, scheduler_stat(r, "futile_first_runs"), scheduler_stat(r, "put_off_starts"));
+  CHECK(received == kLength - 1);
+}

@@ -95,3 +95,64 @@ TEST_CASE("run queue: a preferring thief takes at most its batch's room", "[sche
   CHECK(q.pop_preferred_half(out.data(), out.size(), 20, [](kpn::Process*) { return false; }) == 2);
   CHECK(q.size_hint() == 16);
 }
+
+TEST_CASE("run queue: processes that have run are handed out before fresh ones, each kind in its order",
+          "[schedulers][run-queue]") {
+  Fakes f;
+  kpn::RunQueue q;
+  q.push_back_fresh(f[0]);
+  q.push_back(f[1]);
+  q.push_back_fresh(f[2]);
+  q.push_back(f[3]);
+  CHECK(q.size_hint() == 4);
+  CHECK(drain(q) == std::vector<kpn::Process*>{f[1], f[3], f[0], f[2]});
+}
+
+TEST_CASE("run queue: a fresh process gets out after kFreshAfter started ones in a row, however many keep coming",
+          "[schedulers][run-queue]") {
+  // Two started processes that keep coming back (a ping-pong pair) and one fresh process behind them.
+  Fakes f;
+  kpn::RunQueue q;
+  q.push_back_fresh(f[9]);
+  q.push_back(f[0]);
+  q.push_back(f[1]);
+  unsigned pops = 0;
+  kpn::Process* p = nullptr;
+  while ((p = q.pop_front()) != f[9]) {
+    REQUIRE(pops <= kpn::config::kFreshAfter);
+    ++pops;
+    q.push_back(p);
+  }
+  CHECK(pops == kpn::config::kFreshAfter);
+}
+
+TEST_CASE("run queue: a thief's older half takes the started processes before the fresh ones",
+          "[schedulers][run-queue]") {
+  Fakes f;
+  kpn::RunQueue q;
+  for (std::size_t i = 0; i < 4; ++i) q.push_back_fresh(f[i]);
+  q.push_back(f[10]);
+  q.push_back(f[11]);
+  std::array<kpn::Process*, 8> out{};
+  // Half of 6 is 3: both started ones, then the oldest fresh one.
+  const std::size_t got = q.pop_front_half(out.data(), out.size());
+  REQUIRE(got == 3);
+  CHECK(std::vector<kpn::Process*>(out.begin(), out.begin() + 3) == std::vector<kpn::Process*>{f[10], f[11], f[0]});
+  CHECK(drain(q) == std::vector<kpn::Process*>{f[1], f[2], f[3]});
+}
+
+TEST_CASE("run queue: a start put back stays first among the fresh ones, and only started processes pop as such",
+          "[schedulers][run-queue]") {
+  Fakes f;
+  kpn::RunQueue q;
+  q.push_back_fresh(f[0]);
+  q.push_back_fresh(f[1]);
+  kpn::Process* first = q.pop_front();
+  REQUIRE(first == f[0]);
+  CHECK(q.pop_front_started() == nullptr);
+  q.push_front_fresh(first);
+  q.push_back(f[5]);
+  CHECK(q.pop_front_started() == f[5]);
+  CHECK(q.pop_front_started() == nullptr);
+  CHECK(drain(q) == std::vector<kpn::Process*>{f[0], f[1]});
+}
