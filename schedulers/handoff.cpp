@@ -44,6 +44,7 @@ void HandoffScheduler::start(SchedulerContext& context) {
   // A hand-off whose waker computes on without having woken anyone is found by a napping worker.
   idle_->nap_while_others_run(true);
   long_run_ticks_ = std::uint64_t{config::kStaleNextUs} * cycle_clock::ticks_per_us();
+  futile_run_ticks_ = std::uint64_t{config::kFutileRunUs} * cycle_clock::ticks_per_us();
   for (std::size_t i = 0; i < workers_.size(); ++i) {
     slots_[i].seen.resize(workers_.size());
     slots_[i].tail_ewma = long_run_ticks_;  // unknown counts as long: wake a searcher until it is learnt
@@ -251,9 +252,14 @@ Process* HandoffScheduler::start_or_put_off(Slot& s, Process& p) {
     s.putting_off = true;
     return nullptr;
   }
+  note_start(s);
+  return &p;
+}
+
+void HandoffScheduler::note_start(Slot& s) noexcept {
   s.started_fresh = true;
   s.futile_at_last_start = s.futile_starts;
-  return &p;
+  s.fresh_began = cycle_clock::now();
 }
 
 bool HandoffScheduler::others_running(std::size_t self) const noexcept {
@@ -269,6 +275,8 @@ bool HandoffScheduler::others_running(std::size_t self) const noexcept {
 void HandoffScheduler::on_first_park(Process& p, Worker& w) {
   if (!shared() || p.readied_in_last_run()) return;
   Slot& s = slot(w);
+  // `p` is the fresh process this worker started last (nothing else ran here since), so fresh_began is its.
+  if (cycle_clock::now() - s.fresh_began >= futile_run_ticks_) return;
   add_single_writer(s.futile_first_runs);
   if (++s.futile_starts < config::kFutileStarts) return;
   s.backoff_us = s.backoff_us == 0 ? config::kStartBackoffFirstUs : std::min(2 * s.backoff_us, config::kStartBackoffMaxUs);
@@ -279,7 +287,10 @@ Process* HandoffScheduler::pick_next(Worker& w) {
   Slot& s = slot(w);
   if (Process* p = take_local(s, false)) return p;
   Process* p = steal(w, s);
-  if (p != nullptr) found(s);
+  if (p != nullptr) {
+    if (p->switches() == 0) note_start(s);  // a stolen fresh process is started without a back-off's check
+    found(s);
+  }
   return p;
 }
 

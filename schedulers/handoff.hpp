@@ -28,8 +28,9 @@
 //   Started processes first. A queue hands out the processes that have run before those that have never
 //   run (fresh ones: spawned, the initial network), every kFreshAfter-th pop excepted (RunQueue): a worker
 //   resumes what it started before it starts more, and a thief takes started ones first too.
-//   Futile starts back off. A fresh process that parks in its first run having readied nobody (a chain's
-//   stage whose value has not come yet) bought nothing by starting but a stack page, and made its worker
+//   Futile starts back off. A fresh process that parks in its first run having readied nobody, within
+//   kFutileRunUs of its start (a chain's stage whose value has not come yet), bought nothing by starting but
+//   a stack page, and made its worker
 //   start the next, which does the same: on two workers the second half of a chain of 100,000 all started
 //   and parked before the first half's value reached them (50,160 stacks, 0.34 s, against 16 stacks and
 //   0.09 s on one worker). So after kFutileStarts such starts in a row, a worker puts off its next start
@@ -147,6 +148,7 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
     unsigned futile_starts = 0;
     unsigned futile_at_last_start = 0;
     bool started_fresh = false;
+    std::uint64_t fresh_began = 0;  // cycle_clock ticks when it last started a fresh process
     bool putting_off = false;
     unsigned backoff_us = 0;
     std::int64_t start_after_ns = 0;
@@ -193,6 +195,9 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   // A fresh process `p` that take_local popped: `p` itself if the worker may start it now, else (the start
   // put off and `p` queued again) a started process from the queue, or nullptr.
   [[gnu::noinline]] Process* start_or_put_off(Slot& s, Process& p);
+  // The worker starts a fresh process now (its own or a stolen one): what the next start or first park
+  // compares with.
+  void note_start(Slot& s) noexcept;
   // Whether a worker other than `self` is awake and not sleeping a slice of a back-off.
   bool others_running(std::size_t self) const noexcept;
   // Whether the process that is waking another has, on average, run long between switches.
@@ -211,6 +216,7 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   std::size_t queued_words_ = 0;
   IdleWorkers* idle_ = nullptr;
   std::uint64_t long_run_ticks_ = 0;  // kStaleNextUs in cycle_clock ticks
+  std::uint64_t futile_run_ticks_ = 0;  // kFutileRunUs in cycle_clock ticks
   // The initial network's deal (on_spawn with no spawner), before the workers start: how many processes
   // it has (on_network_size) and how many have been dealt.
   std::size_t initial_processes_ = 0;

@@ -398,6 +398,9 @@ TEST_CASE("handoff: a worker whose starts only park puts off further starts whil
   const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "handoff"}).run(net);
   CAPTURE(r.stacks_mapped, scheduler_stat(r, "futile_first_runs"), scheduler_stat(r, "put_off_starts"));
   REQUIRE(received == kLength - 1);
+  // A sanitizer stretches a futile first run past kFutileRunUs (it then counts as work): the back-off is
+  // the optimised build's promise.
+  if (kpn::test::kSanitized) return;
   CHECK(scheduler_stat(r, "put_off_starts") >= 1);
   CHECK(r.stacks_mapped < static_cast<std::uint64_t>(kLength / 4));
 }
@@ -432,4 +435,36 @@ TEST_CASE("handoff: a worker putting off starts still starts them when no other 
   const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "handoff"}).run(net);
   CAPTURE(r.stacks_mapped, scheduler_stat(r, "futile_first_runs"), scheduler_stat(r, "put_off_starts"));
   CHECK(received == kLength - 1);
+}
+
+TEST_CASE("handoff: a process that computes before it first parks is not a futile start",
+          "[schedulers][handoff]") {
+  // A chain whose stages compute 100 us before they read: the second worker's stages park in their first
+  // run having readied nobody, as in the futile chain above, but only after working longer than
+  // kFutileRunUs. Their starts did work, so nothing is put off.
+  constexpr int kLength = 64;
+  int received = -1;
+  kpn::Network net;
+  kpn::Reader<int> prev;
+  for (int i = 0; i < kLength; ++i) {
+    const std::string name = "w" + std::to_string(i);
+    if (i + 1 < kLength) {
+      auto [tx, rx] = net.channel<int>(1);
+      if (i == 0) {
+        net.process(name, [tx = std::move(tx)]() mutable { tx.write(1); });
+      } else {
+        net.process(name, [rx = std::move(prev), tx = std::move(tx)]() mutable {
+          spin_for(std::chrono::microseconds(100));
+          tx.write(*rx.read() + 1);
+        });
+      }
+      prev = std::move(rx);
+    } else {
+      net.process(name, [rx = std::move(prev), &received]() mutable { received = *rx.read(); });
+    }
+  }
+  const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "handoff"}).run(net);
+  CAPTURE(r.stacks_mapped, scheduler_stat(r, "futile_first_runs"));
+  REQUIRE(received == kLength - 1);
+  CHECK(scheduler_stat(r, "put_off_starts") == 0);
 }
