@@ -70,11 +70,11 @@ inline constexpr unsigned kRunnextStreak = 32;
 // A `handoff` worker's queue hands out processes that have run before those that have never run, but after
 // this many of the first kind in a row while fresh ones wait, a fresh one (schedulers/run_queue.hpp).
 inline constexpr unsigned kFreshAfter = 32;
-// Futile starts back off (schedulers/handoff.hpp). After this many processes in a row that this worker
-// started parked in their first run having readied nobody, within kFutileRunUs of their start, it puts off its next start while another worker
-// runs: first for kStartBackoffFirstUs, doubling at each further futile start up to kStartBackoffMaxUs. A
-// worker that puts off a start sleeps in slices of kStartBackoffSliceUs, between which it looks for work
-// that has run before.
+// Futile starts back off (schedulers/handoff.hpp). After this many processes in a row that a worker started
+// parked in their first run having readied nobody, within kFutileRunUs of their start, it puts off its next
+// start while another worker runs: first for kStartBackoffFirstUs, doubling at each further futile start up
+// to kStartBackoffMaxUs. A worker that puts off a start sleeps in slices of kStartBackoffSliceUs, between
+// which it looks for work that has run before.
 inline constexpr unsigned kFutileStarts = 8;
 // A first run that lasted this long before it parked did work: not a futile start, whatever it readied.
 inline constexpr unsigned kFutileRunUs = 20;

@@ -30,10 +30,9 @@
 //   resumes what it started before it starts more, and a thief takes started ones first too.
 //   Futile starts back off. A fresh process that parks in its first run having readied nobody, within
 //   kFutileRunUs of its start (a chain's stage whose value has not come yet), bought nothing by starting but
-//   a stack page, and made its worker
-//   start the next, which does the same: on two workers the second half of a chain of 100,000 all started
-//   and parked before the first half's value reached them (50,160 stacks, 0.34 s, against 16 stacks and
-//   0.09 s on one worker). So after kFutileStarts such starts in a row, a worker puts off its next start
+//   a stack page, and its worker went on to start the next, which did the same: on two workers the second
+//   half of a chain of 100,000 all started and parked before the first half's value reached it (50,160
+//   stacks, 0.34 s, against 16 stacks and 0.09 s on one worker). So after kFutileStarts such starts in a row, a worker puts off its next start
 //   while another worker is awake and not itself putting starts off, for kStartBackoffFirstUs, doubling at
 //   each further futile start up to kStartBackoffMaxUs; a start that is not futile (the process finished,
 //   yielded, readied someone, or parked later) ends the back-off. Meanwhile the worker runs what it has
@@ -129,7 +128,9 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
   };
   struct alignas(64) Slot {
     RunQueue queue;
-    std::atomic<Process*> next{nullptr};
+    // On a line of its own with the worker's fields below: the queue's size word, which a spinning sleeper
+    // watches and thieves read, must not share a line with the slot its worker writes at every hand-off.
+    alignas(64) std::atomic<Process*> next{nullptr};
     // The worker's own.
     unsigned streak = 0;        // hand-offs run in a row
     IdleSearch search;
@@ -142,7 +143,7 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
     bool owes_notify = false;  // a burst pushed to a busy home owes a notify_work at the next switch
     std::vector<Sighting> seen;  // per victim
     // Futile starts (the rule at the top): how many processes this worker started in a row that parked in
-    // their first run having readied nobody; that count when it last started a fresh process (unchanged at
+    // their first run having readied nobody, within kFutileRunUs; that count when it last started a fresh process (unchanged at
     // the next start: that one was not futile); the back-off's length and end (steady_ns); whether its last
     // take_local put a start off (on_idle then sleeps a slice).
     unsigned futile_starts = 0;

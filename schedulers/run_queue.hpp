@@ -162,13 +162,15 @@ class RunQueue {
     approx_size_.store(now, std::memory_order_relaxed);
   }
 
+  // The first cache line holds what every pop, every push and a sleeper's watch touch (the lock, the
+  // ring, the size word); the fresh ring, used only while fresh processes exist, comes after it.
   SpinLock lock_;
-  ProcessRing ring_;   // guarded by lock_: processes that have run
-  ProcessRing fresh_;  // guarded by lock_: processes that have not (push_back_fresh)
-  unsigned fresh_after_ = 0;  // guarded by lock_: pops from ring_ since the last fresh one while both held some
+  ProcessRing ring_;  // guarded by lock_: processes that have run
   std::atomic<std::size_t> approx_size_{0};
   std::atomic<std::uint64_t>* occupancy_ = nullptr;  // track_occupancy
   std::uint64_t bit_ = 0;
+  ProcessRing fresh_;  // guarded by lock_: processes that have not (push_back_fresh)
+  unsigned fresh_after_ = 0;  // guarded by lock_: pops from ring_ since the last fresh one while both held some
 };
 
 }  // namespace kpn
