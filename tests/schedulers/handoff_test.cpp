@@ -32,6 +32,30 @@ bool wait_until_set(const std::atomic<bool>& flag, std::chrono::seconds limit) {
   return true;
 }
 
+// Adds a chain of `length` processes joined by capacity-1 channels, declared in order: the first writes 1, each
+// after it computes for `work` (none if zero), then writes what it reads plus 1, and the last stores what it
+// reads in `received` (length - 1 when every value got through).
+void add_chain(kpn::Network& net, int length, std::chrono::microseconds work, int& received) {
+  kpn::Reader<int> prev;
+  for (int i = 0; i < length; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    if (i + 1 == length) {
+      net.process(name, [rx = std::move(prev), &received]() mutable { received = *rx.read(); });
+      return;
+    }
+    auto [tx, rx] = net.channel<int>(1);
+    if (i == 0) {
+      net.process(name, [tx = std::move(tx)]() mutable { tx.write(1); });
+    } else {
+      net.process(name, [rx = std::move(prev), tx = std::move(tx), work]() mutable {
+        if (work.count() > 0) spin_for(work);
+        tx.write(*rx.read() + 1);
+      });
+    }
+    prev = std::move(rx);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("handoff: an idle worker sleeps instead of spinning while another computes", "[schedulers][handoff]") {
@@ -380,21 +404,7 @@ TEST_CASE("handoff: a worker whose starts only park puts off further starts whil
   constexpr int kLength = 20'000;
   int received = -1;
   kpn::Network net;
-  kpn::Reader<int> prev;
-  for (int i = 0; i < kLength; ++i) {
-    const std::string name = "p" + std::to_string(i);
-    if (i + 1 < kLength) {
-      auto [tx, rx] = net.channel<int>(1);
-      if (i == 0) {
-        net.process(name, [tx = std::move(tx)]() mutable { tx.write(1); });
-      } else {
-        net.process(name, [rx = std::move(prev), tx = std::move(tx)]() mutable { tx.write(*rx.read() + 1); });
-      }
-      prev = std::move(rx);
-    } else {
-      net.process(name, [rx = std::move(prev), &received]() mutable { received = *rx.read(); });
-    }
-  }
+  add_chain(net, kLength, std::chrono::microseconds(0), received);
   const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "handoff"}).run(net);
   CAPTURE(r.stacks_mapped, scheduler_stat(r, "futile_first_runs"), scheduler_stat(r, "put_off_starts"));
   REQUIRE(received == kLength - 1);
@@ -445,24 +455,7 @@ TEST_CASE("handoff: a process that computes before it first parks is not a futil
   constexpr int kLength = 64;
   int received = -1;
   kpn::Network net;
-  kpn::Reader<int> prev;
-  for (int i = 0; i < kLength; ++i) {
-    const std::string name = "w" + std::to_string(i);
-    if (i + 1 < kLength) {
-      auto [tx, rx] = net.channel<int>(1);
-      if (i == 0) {
-        net.process(name, [tx = std::move(tx)]() mutable { tx.write(1); });
-      } else {
-        net.process(name, [rx = std::move(prev), tx = std::move(tx)]() mutable {
-          spin_for(std::chrono::microseconds(100));
-          tx.write(*rx.read() + 1);
-        });
-      }
-      prev = std::move(rx);
-    } else {
-      net.process(name, [rx = std::move(prev), &received]() mutable { received = *rx.read(); });
-    }
-  }
+  add_chain(net, kLength, std::chrono::microseconds(100), received);
   const kpn::RunReport r = kpn::Runtime({.cpus = 2, .scheduler = "handoff"}).run(net);
   CAPTURE(r.stacks_mapped, scheduler_stat(r, "futile_first_runs"));
   REQUIRE(received == kLength - 1);
