@@ -162,8 +162,9 @@ class RunQueue {
     approx_size_.store(now, std::memory_order_relaxed);
   }
 
-  // The first cache line holds what every pop, every push and a sleeper's watch touch (the lock, the
-  // ring, the size word); the fresh ring, used only while fresh processes exist, comes after it.
+  // The first cache line holds what every pop and push writes and a sleeper watches (the lock, the ring,
+  // the size word). The fresh ring comes after it: every pop and push reads its size, but only pushes and
+  // pops of fresh processes write it, so in a run's steady state its line stays shared in every cache.
   SpinLock lock_;
   ProcessRing ring_;  // guarded by lock_: processes that have run
   std::atomic<std::size_t> approx_size_{0};
