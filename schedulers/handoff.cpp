@@ -226,7 +226,7 @@ Process* HandoffScheduler::take_local(Slot& s, bool racy) {
     p = racy ? s.queue.try_pop_front() : s.queue.pop_front();
     // switches() counts the runs; written by the worker that last ran the process, before the queue's lock
     // that handed it here. One worker has no back-off: nobody else would start the process.
-    if (p != nullptr && p->switches() == 0 && shared()) p = start_or_put_off(s, *p);
+    if (p != nullptr && shared() && p->switches() == 0) p = start_or_put_off(s, *p);
   }
   if (p != nullptr) {
     s.putting_off = false;
