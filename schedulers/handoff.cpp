@@ -225,8 +225,8 @@ Process* HandoffScheduler::take_local(Slot& s, bool racy) {
     s.streak = 0;
     p = racy ? s.queue.try_pop_front() : s.queue.pop_front();
     // switches() counts the runs; written by the worker that last ran the process, before the queue's lock
-    // that handed it here. One worker has no back-off: nobody else would start the process.
-    if (p != nullptr && shared() && p->switches() == 0) p = start_or_put_off(s, *p);
+    // that handed it here.
+    if (p != nullptr && p->switches() == 0) p = start_or_put_off(s, *p);
   }
   if (p != nullptr) {
     s.putting_off = false;
@@ -243,9 +243,10 @@ Process* HandoffScheduler::start_or_put_off(Slot& s, Process& p) {
     s.futile_starts = 0;
     s.backoff_us = 0;
   }
+  // One worker has no back-off (nobody else would start the process): its start_after_ns stays 0.
   if (s.futile_starts >= config::kFutileStarts && steady_ns() < s.start_after_ns &&
       others_running(static_cast<std::size_t>(&s - slots_.get()))) {
-    s.queue.push_front_fresh(&p);
+    s.queue.put_back_fresh(&p);
     add_single_writer(s.put_off_starts);
     // A started process the fairness rule let the fresh one pass runs instead.
     if (Process* q = s.queue.pop_front_started()) return q;
@@ -273,12 +274,18 @@ bool HandoffScheduler::others_running(std::size_t self) const noexcept {
 }
 
 void HandoffScheduler::on_first_park(Process& p, Worker& w) {
-  if (!shared() || p.readied_in_last_run()) return;
+  if (p.readied_in_last_run()) return;
   Slot& s = slot(w);
   // `p` is the fresh process this worker started last (nothing else ran here since), so fresh_began is its.
   if (cycle_clock::now() - s.fresh_began >= futile_run_ticks_) return;
   add_single_writer(s.futile_first_runs);
-  if (++s.futile_starts < config::kFutileStarts) return;
+  if (++s.futile_starts % config::kFutileStarts == 0) {
+    // The processes started from this end wait for those at the other (a chain declared against its data's
+    // direction): start from there. Turned again after as many more futile starts, so neither end is stuck.
+    s.queue.turn_fresh_order();
+    add_single_writer(s.turned_orders);
+  }
+  if (!shared() || s.futile_starts < config::kFutileStarts) return;
   s.backoff_us = s.backoff_us == 0 ? config::kStartBackoffFirstUs : std::min(2 * s.backoff_us, config::kStartBackoffMaxUs);
   s.start_after_ns = steady_ns() + std::int64_t{s.backoff_us} * 1000;
 }
@@ -437,10 +444,11 @@ void HandoffScheduler::on_idle(Worker& w) {
 }
 
 std::vector<std::pair<std::string, double>> HandoffScheduler::stats() const {
-  std::uint64_t handoffs = 0, stolen = 0, empty_probes = 0, next_steals = 0, futile = 0, put_off = 0;
+  std::uint64_t handoffs = 0, stolen = 0, empty_probes = 0, next_steals = 0, futile = 0, put_off = 0, turned = 0;
   for (std::size_t i = 0; i < workers_.size(); ++i) {
     futile += slots_[i].futile_first_runs.load(std::memory_order_relaxed);
     put_off += slots_[i].put_off_starts.load(std::memory_order_relaxed);
+    turned += slots_[i].turned_orders.load(std::memory_order_relaxed);
     handoffs += slots_[i].handoffs.load(std::memory_order_relaxed);
     stolen += slots_[i].stolen_processes.load(std::memory_order_relaxed);
     empty_probes += slots_[i].empty_queue_probes.load(std::memory_order_relaxed);
@@ -451,7 +459,8 @@ std::vector<std::pair<std::string, double>> HandoffScheduler::stats() const {
                                                    {"empty_queue_probes", static_cast<double>(empty_probes)},
                                                    {"next_slot_steals", static_cast<double>(next_steals)},
                                                    {"futile_first_runs", static_cast<double>(futile)},
-                                                   {"put_off_starts", static_cast<double>(put_off)}};
+                                                   {"put_off_starts", static_cast<double>(put_off)},
+                                                   {"turned_start_orders", static_cast<double>(turned)}};
   if (idle_ != nullptr) idle_->append_counts(out);
   return out;
 }

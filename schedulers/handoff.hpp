@@ -43,6 +43,14 @@
 //   awake and not putting off starts, and never for longer than kStartBackoffMaxUs before one more start
 //   is tried; a worker with nothing else to do that sees no such worker starts at once. Put-off processes
 //   stay queued, so they count as runnable for termination and deadlock detection (quiescence.hpp).
+//   Futile starts turn the start order around. Every kFutileStarts-th futile start in a row, on any number
+//   of workers, turns the end of its fresh processes a worker starts from (RunQueue::turn_fresh_order):
+//   the processes of a chain declared against the direction of its data (the sink first) each wait for
+//   the one declared after them, so started in declaration order all of them parked, on one worker too
+//   (100,336 stacks for a chain of 100,000); started from the back, each finds its value there. A start
+//   that is not futile keeps the order it came from; further futile starts turn it again, so a worker whose
+//   starts park from either end (a second block waiting for the first) tries both ends in turn, as the
+//   back-off above slows it down. Thieves still take the front of a victim's fresh processes.
 //   The initial network is dealt in consecutive blocks of its declaration order, not round-robin.
 //   Processes declared one after another usually talk to each other (a pipeline's or a chain's stages), so
 //   a block keeps them on one worker with one crossing channel per boundary. Dealt round-robin, every
@@ -162,6 +170,7 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
     std::atomic<std::uint64_t> next_steals{0};
     std::atomic<std::uint64_t> futile_first_runs{0};
     std::atomic<std::uint64_t> put_off_starts{0};
+    std::atomic<std::uint64_t> turned_orders{0};
   };
 
   Slot& slot(const Worker& w) noexcept { return slots_[static_cast<std::size_t>(w.index())]; }

@@ -12,6 +12,9 @@
 // Fairness: after config::kFreshAfter pops from the first ring in a row while fresh processes wait, the
 // next pop takes a fresh one, so processes that keep waking each other cannot keep a fresh one from
 // starting. The owner's pops and a thief's batch take the started ones first, then the fresh ones.
+// The owner starts fresh processes from the front of their ring (the order they were queued in: the
+// initial network's declaration order, spawns in order) or, once its policy has turned the order around
+// (turn_fresh_order: handoff's futile starts), from the back. A thief's batch always takes the front.
 
 #include <atomic>
 #include <cstddef>
@@ -60,11 +63,20 @@ class RunQueue {
     publish_size();
     return p;
   }
-  // Puts back a fresh process just popped, at the front of the fresh ones (a start put off).
-  void push_front_fresh(Process* p) {
+  // Puts back a fresh process just popped, where the owner's next start takes it again (a start put off).
+  void put_back_fresh(Process* p) {
     std::lock_guard g(lock_);
-    fresh_.push_front(p);
+    if (fresh_from_back_) {
+      fresh_.push_back(p);
+    } else {
+      fresh_.push_front(p);
+    }
     publish_size();
+  }
+  // The owner's fresh starts come from the other end of the fresh ring from now on.
+  void turn_fresh_order() {
+    std::lock_guard g(lock_);
+    fresh_from_back_ = !fresh_from_back_;
   }
   Process* pop_front() {
     std::lock_guard g(lock_);
@@ -122,6 +134,7 @@ class RunQueue {
     ring_.clear();
     fresh_.clear();
     fresh_after_ = 0;
+    fresh_from_back_ = false;
     publish_size();
   }
   // A racy hint for policies and reports; exact only while the queue is quiescent.
@@ -146,7 +159,7 @@ class RunQueue {
   Process* take_front() noexcept {
     if (fresh_.size() != 0 && (ring_.size() == 0 || ++fresh_after_ > config::kFreshAfter)) {
       fresh_after_ = 0;
-      return fresh_.pop_front();
+      return fresh_from_back_ ? fresh_.pop_back() : fresh_.pop_front();
     }
     return ring_.pop_front();
   }
@@ -172,6 +185,7 @@ class RunQueue {
   std::uint64_t bit_ = 0;
   ProcessRing fresh_;  // guarded by lock_: processes that have not (push_back_fresh)
   unsigned fresh_after_ = 0;  // guarded by lock_: pops from ring_ since the last fresh one while both held some
+  bool fresh_from_back_ = false;  // guarded by lock_: the owner's starts take the back of fresh_ (turn_fresh_order)
 };
 
 }  // namespace kpn

@@ -150,9 +150,29 @@ TEST_CASE("run queue: a start put back stays first among the fresh ones, and onl
   kpn::Process* first = q.pop_front();
   REQUIRE(first == f[0]);
   CHECK(q.pop_front_started() == nullptr);
-  q.push_front_fresh(first);
+  q.put_back_fresh(first);
   q.push_back(f[5]);
   CHECK(q.pop_front_started() == f[5]);
   CHECK(q.pop_front_started() == nullptr);
   CHECK(drain(q) == std::vector<kpn::Process*>{f[0], f[1]});
+}
+
+TEST_CASE("run queue: a turned start order hands out fresh processes newest first, puts a start back there, and leaves thieves the oldest",
+          "[schedulers][run-queue]") {
+  Fakes f;
+  kpn::RunQueue q;
+  for (std::size_t i = 0; i < 6; ++i) q.push_back_fresh(f[i]);
+  q.turn_fresh_order();
+  kpn::Process* newest = q.pop_front();
+  REQUIRE(newest == f[5]);
+  q.put_back_fresh(newest);
+  CHECK(q.pop_front() == f[5]);
+  CHECK(q.pop_front() == f[4]);
+  // A thief's batch takes the front: the oldest, as before the turn.
+  std::array<kpn::Process*, 8> out{};
+  REQUIRE(q.pop_front_half(out.data(), out.size()) == 2);
+  CHECK(std::vector<kpn::Process*>(out.begin(), out.begin() + 2) == std::vector<kpn::Process*>{f[0], f[1]});
+  // Turned again, the owner takes the oldest first.
+  q.turn_fresh_order();
+  CHECK(drain(q) == std::vector<kpn::Process*>{f[2], f[3]});
 }
