@@ -242,6 +242,8 @@ Process* HandoffScheduler::start_or_put_off(Slot& s, Process& p) {
     // The last process this worker started was not futile: starting pays again.
     s.futile_starts = 0;
     s.backoff_us = 0;
+    s.next_turn_at = config::kFutileStarts;
+    s.trying_turn = false;  // the order it tried holds
   }
   // One worker has no back-off (nobody else would start the process): its start_after_ns stays 0.
   if (s.futile_starts >= config::kFutileStarts && steady_ns() < s.start_after_ns &&
@@ -279,10 +281,19 @@ void HandoffScheduler::on_first_park(Process& p, Worker& w) {
   // `p` is the fresh process this worker started last (nothing else ran here since), so fresh_began is its.
   if (cycle_clock::now() - s.fresh_began >= futile_run_ticks_) return;
   add_single_writer(s.futile_first_runs);
-  if (++s.futile_starts % config::kFutileStarts == 0) {
-    // The processes started from this end wait for those at the other (a chain declared against its data's
-    // direction): start from there. Turned again after as many more futile starts, so neither end is stuck.
+  ++s.futile_starts;
+  if (s.trying_turn) {
+    // The one start tried from the other end parked too: back to the order that was (a second block
+    // waiting for the first, whose processes at the far end would hold their stacks until the very end).
     s.queue.turn_fresh_order();
+    s.trying_turn = false;
+  } else if (s.futile_starts == s.next_turn_at) {
+    // The processes started from this end may wait for those at the other (a chain declared against its
+    // data's direction): try one start from there. Tried again at twice the count, so a long streak costs
+    // a logarithmic number of tries.
+    s.queue.turn_fresh_order();
+    s.trying_turn = true;
+    s.next_turn_at *= 2;
     add_single_writer(s.turned_orders);
   }
   if (!shared() || s.futile_starts < config::kFutileStarts) return;

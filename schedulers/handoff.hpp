@@ -43,14 +43,16 @@
 //   awake and not putting off starts, and never for longer than kStartBackoffMaxUs before one more start
 //   is tried; a worker with nothing else to do that sees no such worker starts at once. Put-off processes
 //   stay queued, so they count as runnable for termination and deadlock detection (quiescence.hpp).
-//   Futile starts turn the start order around. Every kFutileStarts-th futile start in a row, on any number
-//   of workers, turns the end of its fresh processes a worker starts from (RunQueue::turn_fresh_order):
-//   the processes of a chain declared against the direction of its data (the sink first) each wait for
-//   the one declared after them, so started in declaration order all of them parked, on one worker too
-//   (100,336 stacks for a chain of 100,000); started from the back, each finds its value there. A start
-//   that is not futile keeps the order it came from; further futile starts turn it again, so a worker whose
-//   starts park from either end (a second block waiting for the first) tries both ends in turn, as the
-//   back-off above slows it down. Thieves still take the front of a victim's fresh processes.
+//   Futile starts turn the start order around. After kFutileStarts futile starts in a row, on any number of
+//   workers, a worker tries its next start from the other end of its fresh processes
+//   (RunQueue::turn_fresh_order): the processes of a chain declared against the direction of its data (the
+//   sink first) each wait for the one declared after them, so started in declaration order all of them
+//   parked, on one worker too (100,336 stacks for a chain of 100,000); started from the back, each finds its
+//   value there. If that start is not futile the order stays turned (until another streak turns it back);
+//   if it is, the worker returns to the order it had, and tries again when the streak has doubled (16, 32,
+//   ...). So a worker whose starts park from either end (a second block waiting for the first, whose far end
+//   gets its values last of all) holds a logarithmic number of extra stacks, not one from the far end for
+//   every other start. Thieves still take the front of a victim's fresh processes.
 //   The initial network is dealt in consecutive blocks of its declaration order, not round-robin.
 //   Processes declared one after another usually talk to each other (a pipeline's or a chain's stages), so
 //   a block keeps them on one worker with one crossing channel per boundary. Dealt round-robin, every
@@ -161,6 +163,10 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
     bool putting_off = false;
     unsigned backoff_us = 0;
     std::int64_t start_after_ns = 0;
+    // The turn of the start order (the rule at the top): the futile count at which the next start is tried
+    // from the other end of the fresh processes, and whether the last start was such a try.
+    unsigned next_turn_at = config::kFutileStarts;
+    bool trying_turn = false;
     // Set while the worker sleeps a slice of a back-off; read by other workers (others_running).
     std::atomic<bool> backing_off{false};
     // Written by the worker (relaxed, no contention), summed after the run.

@@ -427,7 +427,9 @@ TEST_CASE("handoff: a worker whose starts only park puts off further starts whil
   // reaches it, would park at once on its empty input and hold a stack. After kFutileStarts such starts its
   // worker puts the others off; the first worker, done with its block, takes them over and runs each with
   // its value there. Without the back-off about half of the chain's stacks were mapped at once.
-  constexpr int kLength = 20'000;
+  // Under a sanitizer a first run may outlast kFutileRunUs, and then half the chain starts and parks, each
+  // process with a sanitizer fiber: ThreadSanitizer's registry holds 8,128 at most.
+  constexpr int kLength = kpn::test::full_or_sanitized(20'000, 2'000);
   int received = -1;
   kpn::Network net;
   add_chain(net, kLength, std::chrono::microseconds(0), received);
@@ -476,7 +478,9 @@ TEST_CASE("handoff: a worker whose starts only park turns its start order around
   // stack until the value comes back up the chain. After kFutileStarts such starts a worker starts from the
   // other end of its fresh processes, where each finds its value waiting: on one worker as on two.
   const unsigned cpus = GENERATE(1u, 2u);
-  constexpr int kLength = 20'000;
+  // Under a sanitizer a first run outlasts kFutileRunUs, so every process starts and parks, each with a
+  // sanitizer fiber: ThreadSanitizer's registry holds 8,128 at most.
+  constexpr int kLength = kpn::test::full_or_sanitized(20'000, 2'000);
   int received = -1;
   kpn::Network net;
   add_backwards_chain(net, kLength, received);
