@@ -74,6 +74,8 @@ std::string wc_line(const std::string& path) {
 // What each config prints, computed from what it means rather than recorded from a run.
 const std::map<std::string, Expected>& expected() {
   static const std::map<std::string, Expected> table = {
+      {"chain-backwards.yaml",
+       {{{"stages", "2000"}, {"count", "100"}}, [] { return std::vector<std::string>{sink_line("backwards", affine(100, 1, 2000))}; }}},
       {"fibonacci.yaml", {{}, [] { return std::vector<std::string>{sink_line("fibonacci", fibonacci(90))}; }}},
       {"fork-join.yaml",
        {{{"count", "20000"}, {"branches", "5"}}, [] { return std::vector<std::string>{sink_line("fork-join", affine(20000, 3, 0))}; }}},
