@@ -46,6 +46,26 @@ std::vector<std::string> registered_policies() {
   return names;
 }
 
+void NetworkResult::add(const NetworkResult& other) {
+  runs += other.runs;
+  messages += other.messages;
+  sink_values += other.sink_values;
+  deadlocks_resolved += other.deadlocks_resolved;
+  broken_writes += other.broken_writes;
+  spawned += other.spawned;
+  lost += other.lost;
+  duplicated += other.duplicated;
+  hangs += other.hangs;
+  failed_runs += other.failed_runs;
+  if (other.slowest_seconds > slowest_seconds) {
+    slowest_seconds = other.slowest_seconds;
+    slowest = other.slowest;
+  }
+  for (const auto& [policy, stats] : other.policy_stats) {
+    for (const auto& [name, value] : stats) policy_stats[policy][name] += value;
+  }
+}
+
 NetworkResult check_network(u64 seed, const Matrix& matrix) {
   NetworkResult r;
   r.seed = seed;
@@ -72,6 +92,7 @@ NetworkResult check_network(u64 seed, const Matrix& matrix) {
       r.messages += run.messages;
       r.deadlocks_resolved += run.deadlocks_resolved;
       r.broken_writes += run.broken_writes;
+      for (const auto& [name, value] : run.scheduler_stats) r.policy_stats[policy][name] += value;
       r.spawned += run.processes > initial ? run.processes - initial : 0;
       bool wrong = false;
       for (std::size_t s = 0; s < expected.size(); ++s) {

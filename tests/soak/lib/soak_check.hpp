@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ struct NetworkResult {
   std::string report;                   // for each failed run: what went wrong; then the network
   double slowest_seconds = 0;           // the slowest run that ended, and where it ran
   std::string slowest;                  // "seed S under POLICY on N workers"
+  // Each policy's own statistics (Scheduler::stats) summed over its runs that ended: which of its mechanisms
+  // the networks exercised (handoff's put-off and turned starts, gp's migrations, ...).
+  std::map<std::string, std::map<std::string, double>> policy_stats;
+
+  // Adds `other`'s figures to these (the slowest run is kept, not added).
+  void add(const NetworkResult& other);
 };
 
 NetworkResult check_network(u64 seed, const Matrix& matrix);

@@ -36,6 +36,7 @@ class Generator {
     for (std::size_t i = 0; i < ops; ++i) step();
     // Every stream still open gets a sink, so each stream has a reader.
     while (!open_.empty()) add_sink(take());
+    net_.declared_backwards = (mix(net_.seed ^ 0xD1B54A32D192ED03ull) & 1) != 0;
     return std::move(net_);
   }
 
@@ -170,8 +171,8 @@ std::string describe(const NetSpec& net) {
     for (std::size_t i : v) s += fmt::format("{}s{}(cap {})", s.empty() ? "" : " ", i, net.capacities[i]);
     return s.empty() ? std::string("-") : s;
   };
-  std::string out = fmt::format("network of seed {}: {} nodes, {} streams\n", net.seed, net.nodes.size(),
-                                net.capacities.size());
+  std::string out = fmt::format("network of seed {}: {} nodes, {} streams{}\n", net.seed, net.nodes.size(),
+                                net.capacities.size(), net.declared_backwards ? ", declared last node first" : "");
   for (std::size_t i = 0; i < net.nodes.size(); ++i) {
     const Node& n = net.nodes[i];
     std::string extra;

@@ -49,6 +49,11 @@ struct NetSpec {
   u64 seed = 0;
   std::vector<Node> nodes;
   std::vector<std::size_t> capacities;  // per stream
+  // The live network declares its nodes last to first (sinks first), for half the seeds: a policy must give
+  // the same output whatever the order its processes are created and started in (handoff's futile starts
+  // turn its start order). Drawn from the seed apart from the generator's stream, so the nodes of a seed are
+  // the same as before this existed.
+  bool declared_backwards = false;
   std::size_t sinks() const;            // sinks are numbered in node order
   std::size_t source_values() const;    // values all sources write together: the network's size
 };

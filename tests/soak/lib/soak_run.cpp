@@ -255,9 +255,16 @@ RunOutcome run_network(const NetSpec& spec, const std::string& scheduler, unsign
     writers.push_back(std::move(tx));
     readers.push_back(std::move(rx));
   }
-  std::size_t sink = 0;
+  // Sinks are numbered in node order, whatever the order the nodes are declared in.
+  std::vector<std::size_t> first_sink(spec.nodes.size());
+  for (std::size_t i = 0, sinks = 0; i < spec.nodes.size(); ++i) {
+    first_sink[i] = sinks;
+    if (spec.nodes[i].kind == NodeKind::Sink) ++sinks;
+  }
   std::atomic<std::uint64_t> broken{0};
-  for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
+  for (std::size_t k = 0; k < spec.nodes.size(); ++k) {
+    const std::size_t i = spec.declared_backwards ? spec.nodes.size() - 1 - k : k;
+    std::size_t sink = first_sink[i];
     add_node(net, i, spec.nodes[i], readers, writers, outcome.sinks, sink, &broken);
   }
 
@@ -269,6 +276,7 @@ RunOutcome run_network(const NetSpec& spec, const std::string& scheduler, unsign
     outcome.messages = report.messages;
     outcome.processes = report.processes;
     outcome.deadlocks_resolved = report.deadlocks_resolved;
+    outcome.scheduler_stats = report.scheduler_stats;
   } catch (const Interrupted&) {
     outcome.status = watchdog.fired() ? RunOutcome::Status::Hang : RunOutcome::Status::Failed;
     outcome.error = watchdog.fired() ? fmt::format("no end after {} ms (interrupted by the watchdog)", timeout.count())

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "soak_net.hpp"
@@ -22,6 +23,7 @@ struct RunOutcome {
   std::uint64_t processes = 0;            // processes that existed, spawned ones included
   std::uint64_t deadlocks_resolved = 0;   // channels grown by Parks' rule
   std::uint64_t broken_writes = 0;        // writes refused with BrokenChannel (a reader stopped early)
+  std::vector<std::pair<std::string, double>> scheduler_stats;  // the policy's own figures, from the report
   double seconds = 0;                     // wall time of the run
 };
 

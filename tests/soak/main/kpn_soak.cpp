@@ -1,6 +1,7 @@
 // kpn-soak: random networks (DAGs, rings, feedback loops that need Parks' rule, early-stopping readers,
 // dynamic spawns) checked against a sequential oracle under every registered policy on 1, 2 and 4
-// workers. Every failure prints its seed and its network; `kpn-soak --seed S` replays one network.
+// workers. Every failure prints its seed and its network; `kpn-soak --seed S` replays one network. The
+// summary ends with each policy's own statistics summed over its runs (which of its mechanisms ran).
 //
 //   kpn-soak [--count N | --minutes M] [--first-seed S] [--seed S] [--policy NAME ...]
 //            [--workers 1,2,4] [--timeout-s T] [--print]
@@ -125,20 +126,7 @@ int main(int argc, char** argv) {
     if (o.print) std::printf("%s", kpn::soak::describe(kpn::soak::generate(seed)).c_str());
     const auto r = kpn::soak::check_network(seed, o.matrix);
     ++networks;
-    total.runs += r.runs;
-    total.messages += r.messages;
-    total.sink_values += r.sink_values;
-    total.deadlocks_resolved += r.deadlocks_resolved;
-    total.spawned += r.spawned;
-    total.broken_writes += r.broken_writes;
-    total.lost += r.lost;
-    total.duplicated += r.duplicated;
-    total.hangs += r.hangs;
-    total.failed_runs += r.failed_runs;
-    if (r.slowest_seconds > total.slowest_seconds) {
-      total.slowest_seconds = r.slowest_seconds;
-      total.slowest = r.slowest;
-    }
+    total.add(r);
     if (r.failed_runs != 0) {
       ++failed_networks;
       std::printf("FAILURE (replay: kpn-soak --seed %llu)\n%s", static_cast<unsigned long long>(seed), r.report.c_str());
@@ -160,5 +148,16 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(total.spawned), static_cast<unsigned long long>(total.broken_writes), failed_networks, total.failed_runs, total.hangs,
       static_cast<unsigned long long>(total.lost), static_cast<unsigned long long>(total.duplicated));
   if (!total.slowest.empty()) std::printf("  slowest run: %.2f s, %s\n", total.slowest_seconds, total.slowest.c_str());
+  // Which of each policy's mechanisms the networks exercised: its own statistics, summed over its runs.
+  if (!total.policy_stats.empty()) {
+    std::printf("  each policy's statistics summed over its runs (counts; a summed setting or ratio means little):\n");
+  }
+  for (const auto& [policy, stats] : total.policy_stats) {
+    std::string line;
+    for (const auto& [name, value] : stats) {
+      if (value != 0) line += fmt::format("{}{} {:.0f}", line.empty() ? "" : ", ", name, value);
+    }
+    std::printf("    %s: %s\n", policy.c_str(), line.empty() ? "(no statistic above 0)" : line.c_str());
+  }
   return total.failed_runs == 0 ? 0 : 1;
 }
