@@ -32,17 +32,17 @@
 //   kFutileRunUs of its start (a chain's stage whose value has not come yet), bought nothing by starting but
 //   a stack page, and its worker went on to start the next, which did the same: on two workers the second
 //   half of a chain of 100,000 all started and parked before the first half's value reached it (50,160
-//   stacks, 0.34 s, against 16 stacks and 0.09 s on one worker). So after kFutileStarts such starts in a row, a worker puts off its next start
-//   while another worker is awake and not itself putting starts off, for kStartBackoffFirstUs, doubling at
-//   each further futile start up to kStartBackoffMaxUs; a start that is not futile (the process finished,
-//   yielded, readied someone, or parked later) ends the back-off. Meanwhile the worker runs what it has
-//   that has run before (its next slot, its queue's started processes) and otherwise sleeps in slices of
-//   kStartBackoffSliceUs, looking again between them; it steals nothing. Another worker that runs dry
-//   steals its fresh processes as usual, and starts them if its own starts are not futile (a chain's value
-//   reaches them in order). Why nothing waits forever: a start is put off only while some other worker is
-//   awake and not putting off starts, and never for longer than kStartBackoffMaxUs before one more start
-//   is tried; a worker with nothing else to do that sees no such worker starts at once. Put-off processes
-//   stay queued, so they count as runnable for termination and deadlock detection (quiescence.hpp).
+//   stacks, 0.34 s, against 16 stacks and 0.09 s on one worker). So after kFutileStarts such starts in a row,
+//   a worker puts off its next start while another worker is awake and not itself putting starts off, for
+//   kStartBackoffFirstUs, doubling at each further futile start up to kStartBackoffMaxUs; a start that is not
+//   futile (the process finished, yielded, readied someone, or parked later) ends the back-off. Meanwhile the
+//   worker runs what it has that has run before (its next slot, its queue's started processes) and otherwise
+//   sleeps in slices of kStartBackoffSliceUs, looking again between them; it steals nothing. Another worker
+//   that runs dry steals its fresh processes as usual, and starts them if its own starts are not futile (a
+//   chain's value reaches them in order). Why nothing waits forever: a start is put off only while some other
+//   worker is awake and not putting off starts, and never for longer than kStartBackoffMaxUs before one more
+//   start is tried; a worker with nothing else to do that sees no such worker starts at once. Put-off
+//   processes stay queued, so they count as runnable for termination and deadlock detection (quiescence.hpp).
 //   Futile starts turn the start order around. After kFutileStarts futile starts in a row, on any number of
 //   workers, a worker tries its next start from the other end of its fresh processes
 //   (RunQueue::turn_fresh_order): the processes of a chain declared against the direction of its data (the
@@ -153,9 +153,9 @@ class KPN_EXPORT HandoffScheduler final : public Scheduler {
     bool owes_notify = false;  // a burst pushed to a busy home owes a notify_work at the next switch
     std::vector<Sighting> seen;  // per victim
     // Futile starts (the rule at the top): how many processes this worker started in a row that parked in
-    // their first run having readied nobody, within kFutileRunUs; that count when it last started a fresh process (unchanged at
-    // the next start: that one was not futile); the back-off's length and end (steady_ns); whether its last
-    // take_local put a start off (on_idle then sleeps a slice).
+    // their first run having readied nobody, within kFutileRunUs; that count when it last started a fresh
+    // process (unchanged at the next start: that one was not futile); the back-off's length and end
+    // (steady_ns); whether its last take_local put a start off (on_idle then sleeps a slice).
     unsigned futile_starts = 0;
     unsigned futile_at_last_start = 0;
     bool started_fresh = false;

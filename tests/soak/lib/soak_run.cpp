@@ -135,8 +135,9 @@ void add_spawner(Network& net, const std::string& name, const Node& n, In in, Ou
   });
 }
 
+// Declares node `index`; a sink fills sinks[sink], its number among the sinks in node order.
 void add_node(Network& net, std::size_t index, const Node& n, std::vector<In>& readers, std::vector<Out>& writers,
-              std::vector<std::vector<u64>>& sinks, std::size_t& sink, std::atomic<std::uint64_t>* broken) {
+              std::vector<std::vector<u64>>& sinks, std::size_t sink, std::atomic<std::uint64_t>* broken) {
   const std::string name = fmt::format("n{}.{}", index, to_string(n.kind));
   std::vector<Out> outs;
   for (std::size_t s : n.outs) outs.push_back(std::move(writers[s]));
@@ -192,7 +193,7 @@ void add_node(Network& net, std::size_t index, const Node& n, std::vector<In>& r
     case NodeKind::Spawner: add_spawner(net, name, n, std::move(readers[n.ins[0]]), std::move(out)); break;
     case NodeKind::Sink: {
       // Each sink fills its own vector; run() returning orders those writes before the caller reads them.
-      std::vector<u64>* got = &sinks[sink++];
+      std::vector<u64>* got = &sinks[sink];
       net.process(name, [in = std::move(readers[n.ins[0]]), got, limit = n.limit]() mutable {
         while (limit == 0 || got->size() < limit) {
           auto v = in.read();
@@ -256,16 +257,15 @@ RunOutcome run_network(const NetSpec& spec, const std::string& scheduler, unsign
     readers.push_back(std::move(rx));
   }
   // Sinks are numbered in node order, whatever the order the nodes are declared in.
-  std::vector<std::size_t> first_sink(spec.nodes.size());
+  std::vector<std::size_t> sink_number(spec.nodes.size());
   for (std::size_t i = 0, sinks = 0; i < spec.nodes.size(); ++i) {
-    first_sink[i] = sinks;
+    sink_number[i] = sinks;
     if (spec.nodes[i].kind == NodeKind::Sink) ++sinks;
   }
   std::atomic<std::uint64_t> broken{0};
   for (std::size_t k = 0; k < spec.nodes.size(); ++k) {
     const std::size_t i = spec.declared_backwards ? spec.nodes.size() - 1 - k : k;
-    std::size_t sink = first_sink[i];
-    add_node(net, i, spec.nodes[i], readers, writers, outcome.sinks, sink, &broken);
+    add_node(net, i, spec.nodes[i], readers, writers, outcome.sinks, sink_number[i], &broken);
   }
 
   Runtime rt({.cpus = cpus, .scheduler = scheduler});
